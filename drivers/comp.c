@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completions: slot reclaim and returning each context exactly once.
+ *
+ * Every posted WR owns one slot of its queue's ring, in posting order. The
+ * provider returns a slot through wc->wr_cqe. A send WR posted without
+ * IB_SEND_SIGNALED produces no completion when it succeeds: its slot is
+ * reclaimed when a later signaled WR of the same queue completes (send
+ * queues complete in order). A context is handed back when the caller
+ * asked for a success completion, or whenever the WR did not succeed;
+ * ibpost's own forced signals are never shown.
+ *
+ * With a consumer callback, the slot is released before the callback runs.
+ * Without one, the completion is parked in its slot (IBPOST_SLOT_DONE)
+ * until ibpost_get_*_comp() takes it, so a consumer that stops reading
+ * completions eventually sees -ENOMEM from posts rather than lost
+ * contexts.
+ *
+ * Serialization: queue->lock; callbacks run with it released.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include "ibpost_internal.h"
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
+		       bool is_send)
+{
+	spin_lock_init(&q->lock);
+	q->qp = qp;
+	q->is_send = is_send;
+	INIT_LIST_HEAD(&q->done);
+	init_waitqueue_head(&q->wait);
+	q->done_fn = is_send ? qp->attr.send_done : qp->attr.recv_done;
+}
+
+/* Fill a slot for posting; called with q->lock held and room checked. */
+struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
+				      bool signaled, bool user_signaled)
+{
+	struct ibpost_slot *slot = &q->slots[q->head % q->depth];
+
+	slot->cqe.done = q->is_send ? ibpost_send_done : ibpost_recv_done;
+	slot->queue = q;
+	slot->context = context;
+	slot->state = IBPOST_SLOT_POSTED;
+	slot->signaled = signaled;
+	slot->user_signaled = user_signaled;
+	slot->synthetic = false;
+	q->head++;
+	return slot;
+}
+
+/* Undo the newest claims (a post the provider refused); q->lock held. */
+void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
+{
+	while (count--) {
+		struct ibpost_slot *slot = &q->slots[--q->head % q->depth];
+
+		ibpost_mr_put_users(slot->mrs, slot->nmr);
+		slot->nmr = 0;
+		if (slot->sync)
+			ibpost_sync_put(slot->sync);
+		slot->sync = NULL;
+		slot->state = IBPOST_SLOT_FREE;
+	}
+}
+
+void ibpost_sync_put(struct ibpost_sync *sync)
+{
+	if (refcount_dec_and_test(&sync->ref))
+		kfree(sync);
+}
+
+/* The WR of @slot is over: its buffers may be released. */
+static void ibpost_slot_release(struct ibpost_slot *slot)
+{
+	ibpost_mr_put_users(slot->mrs, slot->nmr);
+	slot->nmr = 0;
+}
+
+static void ibpost_queue_advance(struct ibpost_queue *q)
+{
+	while (q->tail != q->head &&
+	       q->slots[q->tail % q->depth].state == IBPOST_SLOT_FREE)
+		q->tail++;
+}
+
+static void ibpost_fill_comp(struct ibpost_comp *comp, void *context,
+			     const struct ib_wc *wc)
+{
+	comp->context = context;
+	comp->status = wc->status;
+	comp->opcode = wc->opcode;
+	comp->byte_len = wc->byte_len;
+	comp->imm_data = (wc->wc_flags & IB_WC_WITH_IMM) ?
+			 be32_to_cpu(wc->ex.imm_data) : 0;
+	comp->vendor_err = wc->vendor_err;
+}
+
+/*
+ * Return @slot's context with @wc, or silently free it when @deliver is
+ * false. q->lock is held on entry and released on return.
+ */
+static void ibpost_slot_finish(struct ibpost_queue *q,
+			       struct ibpost_slot *slot, const struct ib_wc *wc,
+			       bool deliver)
+	__releases(&q->lock)
+{
+	void *context = slot->context;
+	struct ibpost_sync *sync = slot->sync;
+	bool wake = false;
+
+	ibpost_slot_release(slot);
+	/* A failed WR moves the QP to ERR (IBA): later posts are flushed. */
+	if (wc->status != IB_WC_SUCCESS)
+		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
+	if (sync) {
+		/* Internal WR: wake its waiter, never show it. */
+		slot->sync = NULL;
+		sync->status = wc->status;
+		complete(&sync->done);
+		ibpost_sync_put(sync);
+		deliver = false;
+	}
+	if (deliver && !q->done_fn) {
+		ibpost_fill_comp(&slot->comp, context, wc);
+		slot->state = IBPOST_SLOT_DONE;
+		list_add_tail(&slot->done_node, &q->done);
+		wake = true;
+	} else {
+		slot->state = IBPOST_SLOT_FREE;
+	}
+	ibpost_queue_advance(q);
+	spin_unlock_bh(&q->lock);
+
+	if (wake)
+		wake_up(&q->wait);
+	else if (deliver)
+		q->done_fn(q->qp, context, wc);
+}
+
+static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	pr_err_ratelimited("%s completion failed: %s (%d), vendor_err %#x\n",
+			   q->is_send ? "send" : "recv",
+			   ib_wc_status_msg(wc->status), wc->status,
+			   wc->vendor_err);
+}
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_slot *slot =
+		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
+	struct ibpost_queue *q = slot->queue;
+	u32 pos, idx = slot - q->slots;
+
+	ibpost_log_wc(q, wc);
+	spin_lock_bh(&q->lock);
+	/*
+	 * Send queues complete in order: every unsignaled WR posted before
+	 * this one has succeeded (IBA flushes outstanding WRs with their own
+	 * completions), so its slot is reclaimed without a word.
+	 */
+	for (pos = q->tail; pos != q->head; pos++) {
+		struct ibpost_slot *s = &q->slots[pos % q->depth];
+
+		if (pos % q->depth == idx)
+			break;
+		if (s->state == IBPOST_SLOT_POSTED && !s->signaled) {
+			ibpost_slot_release(s);
+			s->state = IBPOST_SLOT_FREE;
+		}
+	}
+	ibpost_slot_finish(q, slot, wc,
+			   slot->user_signaled || wc->status != IB_WC_SUCCESS);
+}
+
+void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_slot *slot =
+		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
+	struct ibpost_queue *q = slot->queue;
+
+	ibpost_log_wc(q, wc);
+	spin_lock_bh(&q->lock);
+	ibpost_slot_finish(q, slot, wc, true);
+}
+
+/*
+ * After the provider's QP is destroyed: return every context it did not.
+ * @drained says the drain marker completed, so unsignaled send WRs still
+ * posted succeeded before it; otherwise their fate is unknown and they
+ * are reported flushed.
+ */
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = q->is_send ? IB_WC_SEND : IB_WC_RECV,
+	};
+	u32 pos;
+
+	spin_lock_bh(&q->lock);
+	for (pos = q->tail; pos != q->head; pos++) {
+		struct ibpost_slot *s = &q->slots[pos % q->depth];
+
+		if (s->state != IBPOST_SLOT_POSTED)
+			continue;
+		if (drained && q->is_send && !s->signaled) {
+			ibpost_slot_release(s);
+			s->state = IBPOST_SLOT_FREE;
+			continue;
+		}
+		wc.wr_cqe = &s->cqe;
+		ibpost_slot_finish(q, s, &wc, true);
+		spin_lock_bh(&q->lock);
+		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
+	}
+	/* Completions nobody fetched go away with the QP. */
+	while (!list_empty(&q->done)) {
+		struct ibpost_slot *s = list_first_entry(&q->done,
+							 struct ibpost_slot,
+							 done_node);
+		list_del(&s->done_node);
+		s->state = IBPOST_SLOT_FREE;
+	}
+	ibpost_queue_advance(q);
+	spin_unlock_bh(&q->lock);
+	wake_up_all(&q->wait);
+}
+
+/* Poll a DIRECT CQ on the consumer's behalf; false once the QP is gone. */
+static bool ibpost_poll_direct(struct ibpost_queue *q)
+{
+	struct ibpost_dev *dev = q->qp->dev;
+	int n = 0;
+
+	mutex_lock(&dev->qp_lock);
+	if (q->qp->ibqp)
+		n = ib_process_cq_direct(q->cq, -1);
+	mutex_unlock(&dev->qp_lock);
+	return n > 0;
+}
+
+/* Flush the WRs ibpost kept from the provider because the QP is in ERR. */
+void ibpost_queue_finish_synthetic(struct ibpost_queue *q)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = q->is_send ? IB_WC_SEND : IB_WC_RECV,
+	};
+	u32 pos;
+
+	spin_lock_bh(&q->lock);
+	for (pos = q->tail; pos != q->head; pos++) {
+		struct ibpost_slot *s = &q->slots[pos % q->depth];
+
+		if (s->state != IBPOST_SLOT_POSTED || !s->synthetic)
+			continue;
+		wc.wr_cqe = &s->cqe;
+		ibpost_slot_finish(q, s, &wc, true);
+		spin_lock_bh(&q->lock);
+		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
+	}
+	spin_unlock_bh(&q->lock);
+}
+
+static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
+			   long timeout)
+{
+	bool direct = q->qp->attr.poll_ctx == IB_POLL_DIRECT;
+	unsigned long deadline = jiffies + max(timeout, 0L);
+	struct ibpost_slot *slot;
+	long ret;
+
+	if (q->done_fn)
+		return -EINVAL;
+	for (;;) {
+		spin_lock_bh(&q->lock);
+		slot = list_first_entry_or_null(&q->done, struct ibpost_slot,
+						done_node);
+		if (slot) {
+			list_del(&slot->done_node);
+			*comp = slot->comp;
+			slot->state = IBPOST_SLOT_FREE;
+			ibpost_queue_advance(q);
+		}
+		spin_unlock_bh(&q->lock);
+		if (slot)
+			return 1;
+		if (direct && ibpost_poll_direct(q))
+			continue;
+		if (time_after_eq(jiffies, deadline))
+			return 0;
+		/* Nobody else polls a DIRECT CQ: look again every tick. */
+		ret = wait_event_interruptible_timeout(q->wait,
+				!list_empty(&q->done),
+				direct ? 1 : (long)(deadline - jiffies));
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/**
+ * ibpost_get_send_comp - wait for the next returned send context
+ * @qp: a QP created without a send_done callback
+ * @comp: filled with the completion
+ * @timeout_jiffies: how long to wait; 0 only checks
+ *
+ * Like librdmacm's rdma_get_send_comp(): contexts come back in completion
+ * order, one per call.
+ *
+ * Context: Process context; sleeps interruptibly unless @timeout_jiffies
+ * is 0.
+ * Return: 1 with @comp filled, 0 on timeout, -ERESTARTSYS when a signal
+ * arrived, -EINVAL when @qp has a send_done callback.
+ */
+int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
+			 long timeout_jiffies)
+{
+	return ibpost_get_comp(&qp->sq, comp, timeout_jiffies);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_get_send_comp, IBPOST);
+
+/**
+ * ibpost_get_recv_comp - wait for the next returned receive context
+ * @qp: a QP created without a recv_done callback
+ * @comp: filled with the completion
+ * @timeout_jiffies: how long to wait; 0 only checks
+ *
+ * Like librdmacm's rdma_get_recv_comp().
+ *
+ * Context: Process context; sleeps interruptibly unless @timeout_jiffies
+ * is 0.
+ * Return: 1 with @comp filled, 0 on timeout, -ERESTARTSYS when a signal
+ * arrived, -EINVAL when @qp has a recv_done callback.
+ */
+int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
+			 long timeout_jiffies)
+{
+	return ibpost_get_comp(&qp->rq, comp, timeout_jiffies);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_get_recv_comp, IBPOST);

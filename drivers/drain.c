@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Draining a QP before it is destroyed.
+ *
+ * ib_drain_qp() cannot be used: its send-queue marker is an RDMA WRITE,
+ * which a UD QP refuses (with a WARN), and it waits without a bound. ibpost
+ * moves the QP to ERR and posts its own marker on each queue (a zero-length
+ * RDMA WRITE on RC, a zero-length SEND to the QP's own port on UD, an
+ * empty receive), kept in the ibpost_qp so that a marker that never
+ * completes cannot be referenced after the QP is gone. The provider
+ * completes or flushes every earlier WR before a marker; a queue whose
+ * marker does not come back within IBPOST_DRAIN_TIMEOUT is reported, and
+ * ibpost_queue_flush() returns what the provider did not.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include "ibpost_internal.h"
+
+#define IBPOST_DRAIN_TIMEOUT	(10 * HZ)
+
+static void ibpost_marker_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_marker *m =
+		container_of(wc->wr_cqe, struct ibpost_marker, cqe);
+
+	complete(&m->done);
+}
+
+/* A UD QP needs an address handle to post its send marker. */
+int ibpost_drain_init(struct ibpost_qp *qp)
+{
+	struct rdma_ah_attr av;
+	int ret;
+
+	init_completion(&qp->sq_marker.done);
+	init_completion(&qp->rq_marker.done);
+	qp->sq_marker.cqe.done = ibpost_marker_done;
+	qp->rq_marker.cqe.done = ibpost_marker_done;
+	if (qp->attr.qp_type != IB_QPT_UD)
+		return 0;
+	ret = ibpost_loopback_av(qp, &av);
+	if (ret)
+		return ret;
+	qp->drain_ah = rdma_create_ah(qp->dev->pd, &av,
+				      RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(qp->drain_ah)) {
+		ret = PTR_ERR(qp->drain_ah);
+		qp->drain_ah = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+void ibpost_drain_cleanup(struct ibpost_qp *qp)
+{
+	if (qp->drain_ah)
+		rdma_destroy_ah(qp->drain_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	qp->drain_ah = NULL;
+}
+
+static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
+{
+	unsigned long deadline = jiffies + IBPOST_DRAIN_TIMEOUT;
+
+	while (!wait_for_completion_timeout(&m->done, HZ / 10)) {
+		if (cq->poll_ctx == IB_POLL_DIRECT)
+			ib_process_cq_direct(cq, -1);
+		if (time_after(jiffies, deadline))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Under dev->qp_lock, with qp->dead set so no post races with the markers.
+ * Return: true when both queues drained.
+ */
+bool ibpost_drain(struct ibpost_qp *qp)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ib_ud_wr swr = {};
+	struct ib_recv_wr rwr = {};
+	bool sq_ok = false, rq_ok = false;
+	int ret;
+
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
+	if (ret) {
+		ibdev_warn(qp->dev->ibdev,
+			   "ibpost: QP %u cannot be moved to ERR: %d\n",
+			   qp->ibqp->qp_num, ret);
+		return false;
+	}
+
+	swr.wr.wr_cqe = &qp->sq_marker.cqe;
+	swr.wr.send_flags = IB_SEND_SIGNALED;
+	if (qp->attr.qp_type == IB_QPT_UD) {
+		swr.wr.opcode = IB_WR_SEND;
+		swr.ah = qp->drain_ah;
+		swr.remote_qpn = qp->ibqp->qp_num;
+		swr.remote_qkey = qp->attr.qkey;
+	} else {
+		swr.wr.opcode = IB_WR_RDMA_WRITE;
+	}
+	ret = ib_post_send(qp->ibqp, &swr.wr, NULL);
+	if (!ret)
+		sq_ok = ibpost_marker_wait(qp->sq.cq, &qp->sq_marker);
+
+	rwr.wr_cqe = &qp->rq_marker.cqe;
+	ret = ib_post_recv(qp->ibqp, &rwr, NULL);
+	if (!ret)
+		rq_ok = ibpost_marker_wait(qp->rq.cq, &qp->rq_marker);
+
+	if (!sq_ok || !rq_ok)
+		ibdev_warn(qp->dev->ibdev,
+			   "ibpost: QP %u did not drain (send %s, recv %s); returning its contexts as flushed\n",
+			   qp->ibqp->qp_num, sq_ok ? "ok" : "stuck",
+			   rq_ok ? "ok" : "stuck");
+	return sq_ok && rq_ok;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost internals shared by the module's files; not part of the API.
+ */
+#ifndef _IBPOST_INTERNAL_H
+#define _IBPOST_INTERNAL_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/completion.h>
+#include <linux/workqueue.h>
+#include <linux/scatterlist.h>
+#include <rdma/ibpost.h>
+
+/* dev->flags */
+enum {
+	IBPOST_DEV_REMOVING,	/* remove started: no new QPs, posts -ENODEV */
+};
+
+/**
+ * struct ibpost_dev - ibpost's context on one ib_device
+ * @ref: held by the device list until removal and by every consumer
+ *       reference and QP
+ * @ibdev: the device; NULL once removal has finished
+ * @pd: ibpost's protection domain on it
+ * @flags: IBPOST_DEV_* bits
+ * @node: entry in the global device list
+ * @qp_lock: protects @qps and QP teardown against removal
+ * @qps: every live QP on the device
+ * @nr_qps: length of @qps, for debugfs
+ * @mr_lock: protects @mrs
+ * @mrs: every live MR registered on the device
+ * @debugfs: this device's debugfs directory
+ * @name: the ib_device's name
+ */
+struct ibpost_dev {
+	struct kref ref;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	unsigned long flags;
+	struct list_head node;
+	struct mutex qp_lock;
+	struct list_head qps;
+	unsigned int nr_qps;
+	spinlock_t mr_lock;
+	struct list_head mrs;
+	struct dentry *debugfs;
+	char name[IB_DEVICE_NAME_MAX];
+};
+
+/**
+ * struct ibpost_mr - a registered kernel buffer
+ * @dev: the device (holds a reference)
+ * @node: entry in dev->mrs
+ * @buf: the kernel virtual address registered
+ * @len: its length
+ * @dma: the DMA address of @buf
+ * @lkey: the key local SGEs use (the PD's local DMA lkey)
+ * @ibmr: the fast-registration MR granting remote access, or NULL
+ * @qp: the QP @ibmr was registered through, while it lives
+ * @sg: the scatterlist @ibmr maps
+ * @access: IB_ACCESS_* granted
+ * @users: SGEs of posted WRs referencing this MR, not yet completed
+ * @dead: the device went away; only ibpost_dereg_mr() is left to do
+ */
+struct ibpost_mr {
+	struct ibpost_dev *dev;
+	struct list_head node;
+	void *buf;
+	size_t len;
+	u64 dma;
+	u32 lkey;
+	struct ib_mr *ibmr;
+	struct ibpost_qp *qp;
+	struct scatterlist sg;
+	int access;
+	atomic_t users;
+	bool dead;
+};
+
+/**
+ * struct ibpost_sync - an internal WR whose completion a thread waits for
+ * @done: completed with the WR's completion
+ * @status: the completion status
+ * @ref: held by the waiter and by the posted slot
+ */
+struct ibpost_sync {
+	struct completion done;
+	enum ib_wc_status status;
+	refcount_t ref;
+};
+
+/* slot->state */
+enum ibpost_slot_state {
+	IBPOST_SLOT_FREE,
+	IBPOST_SLOT_POSTED,	/* owned by the provider */
+	IBPOST_SLOT_DONE,	/* completion waiting for ibpost_get_*_comp */
+};
+
+/**
+ * struct ibpost_slot - one queue entry, in posting order
+ * @cqe: what the provider hands back in wc->wr_cqe
+ * @queue: the queue this slot belongs to
+ * @context: the caller's context (its wr_id)
+ * @state: enum ibpost_slot_state
+ * @signaled: posted with IB_SEND_SIGNALED (asked or forced): the
+ *             provider will return this slot itself
+ * @user_signaled: the caller asked for a success completion
+ * @synthetic: not given to the provider (the QP is in ERR): ibpost
+ *              completes it with a flush itself
+ * @sync: an internal WR (memory registration): its completion wakes a
+ *        waiter and is never shown to the consumer
+ * @nmr: number of entries in @mrs
+ * @mrs: the MRs the WR's SGEs reference (users counted)
+ * @wr: the copy of the caller's WR handed to the provider
+ * @comp: the completion, while @state is IBPOST_SLOT_DONE
+ * @done_node: entry in the queue's list of waiting completions
+ */
+struct ibpost_slot {
+	struct ib_cqe cqe;
+	struct ibpost_queue *queue;
+	void *context;
+	u8 state;
+	bool signaled;
+	bool user_signaled;
+	bool synthetic;
+	u8 nmr;
+	struct ibpost_sync *sync;
+	struct ibpost_mr **mrs;
+	union {
+		struct ib_recv_wr recv;
+		struct ib_send_wr send;
+		struct ib_rdma_wr rdma;
+		struct ib_ud_wr ud;
+		struct ib_atomic_wr atomic;
+		struct ib_reg_wr reg;
+	} wr;
+	struct ibpost_comp comp;
+	struct list_head done_node;
+};
+
+/**
+ * struct ibpost_queue - one work queue (send or receive) and its CQ
+ * @lock: serializes posting and completion bookkeeping
+ * @qp: the owning QP
+ * @cq: the completion queue of this work queue
+ * @slots: @depth entries, used as a ring
+ * @depth: usable slots (provider's grant minus the one kept for draining)
+ * @head: slots ever filled (free-running, index = head % depth)
+ * @tail: slots ever released
+ * @done: completions waiting for ibpost_get_*_comp()
+ * @wait: woken when @done gains an entry
+ * @done_fn: the consumer's callback, or NULL to queue on @done
+ * @since_signal: WRs posted unsignaled since the last signaled one
+ * @signal_interval: force a signal at least this often
+ * @max_sge: SGEs per WR, the size of each slot's MR array
+ * @mr_array: the slots' MR arrays, @depth * @max_sge entries
+ * @is_send: this is the send queue
+ */
+struct ibpost_queue {
+	spinlock_t lock;
+	struct ibpost_qp *qp;
+	struct ib_cq *cq;
+	struct ibpost_slot *slots;
+	u32 depth;
+	u32 head;
+	u32 tail;
+	struct list_head done;
+	wait_queue_head_t wait;
+	void (*done_fn)(struct ibpost_qp *qp, void *context,
+			const struct ib_wc *wc);
+	u32 since_signal;
+	u32 signal_interval;
+	u32 max_sge;
+	struct ibpost_mr **mr_array;
+	bool is_send;
+};
+
+/**
+ * struct ibpost_marker - a WR posted after all others to drain a queue
+ * @cqe: its completion entry
+ * @done: completed when the marker's completion arrives
+ */
+struct ibpost_marker {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+/**
+ * struct ibpost_qp - a QP with its CQs and accounting
+ * @dev: the device (holds a reference)
+ * @ibqp: the provider's QP; NULL once torn down
+ * @attr: the attributes, with the capacities the provider granted
+ * @node: entry in dev->qps
+ * @sq: the send queue
+ * @rq: the receive queue
+ * @state: the QP state as ibpost last set or saw it
+ * @flush_work: completes synthetic (ERR-state) WRs
+ * @dead: the device is gone: posts fail with -ENODEV
+ * @left_reset: the QP was moved out of RESET at least once
+ * @port: the port the QP is bound to
+ * @drain_ah: UD only: an address handle for the send queue's drain marker
+ * @sq_marker: the drain marker of the send queue
+ * @rq_marker: the drain marker of the receive queue
+ */
+struct ibpost_qp {
+	struct ibpost_dev *dev;
+	struct ib_qp *ibqp;
+	struct ibpost_qp_attr attr;
+	struct list_head node;
+	struct ibpost_queue sq;
+	struct ibpost_queue rq;
+	enum ib_qp_state state;
+	struct work_struct flush_work;
+	bool dead;
+	bool left_reset;
+	u32 port;
+	struct ib_ah *drain_ah;
+	struct ibpost_marker sq_marker;
+	struct ibpost_marker rq_marker;
+};
+
+/* dev.c */
+void ibpost_dev_release(struct kref *ref);
+int ibpost_client_init(void);
+void ibpost_client_exit(void);
+/* Call @fn for every live device under the client lock. */
+void ibpost_for_each_dev(void (*fn)(struct ibpost_dev *dev, void *arg),
+			 void *arg);
+
+/* qp.c */
+void ibpost_qp_teardown(struct ibpost_qp *qp);
+int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
+
+/* comp.c */
+void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
+		       bool is_send);
+struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
+				      bool signaled, bool user_signaled);
+void ibpost_sync_put(struct ibpost_sync *sync);
+void ibpost_queue_finish_synthetic(struct ibpost_queue *q);
+void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained);
+void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* drain.c */
+int ibpost_drain_init(struct ibpost_qp *qp);
+void ibpost_drain_cleanup(struct ibpost_qp *qp);
+bool ibpost_drain(struct ibpost_qp *qp);
+
+/* mr.c */
+struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
+				   const struct ib_sge *sge);
+void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);
+void ibpost_dev_release_mrs(struct ibpost_dev *dev);
+void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
+
+/* post.c */
+int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad_wr,
+			 struct ibpost_mr **mrs, struct ibpost_sync *sync);
+int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr,
+			 struct ibpost_mr **mrs);
+void ibpost_flush_work(struct work_struct *work);
+
+/* debugfs.c */
+void ibpost_debugfs_init(void);
+void ibpost_debugfs_exit(void);
+void ibpost_debugfs_add_dev(struct ibpost_dev *dev);
+void ibpost_debugfs_remove_dev(struct ibpost_dev *dev);
+
+#endif /* _IBPOST_INTERNAL_H */

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Posting: chains with exact IBA Vol. 1 section 11.4.1.1 semantics.
+ *
+ * Operation: a chain is checked WR by WR against the device, the QP's
+ * state, its granted capacities, the registered MRs and the free slots
+ * before the provider is called. The valid prefix is copied into the
+ * queue's ring (each copy carries ibpost's wr_cqe; the caller's wr_id is
+ * the context) and handed to the provider in one call; the first invalid
+ * WR is returned in *bad_wr with the reason, and nothing from it on is
+ * queued. Should the provider itself refuse a WR, its bad_wr (one of the
+ * copies) is mapped back to the caller's WR at the same position and the
+ * slots from it on are released. The QP's state is never changed by a
+ * failed post.
+ *
+ * Signaling: a send WR is posted signaled when the caller asks, when
+ * signal_interval WRs went unsignaled, or when it takes the queue's last
+ * free slot; unsignaled WRs are reclaimed when a later signaled one
+ * completes (comp.c). So the ring can always drain, and the provider's
+ * send queue can never overflow.
+ *
+ * ERR state: WRs posted while the QP is known to be in ERR are checked as
+ * usual, then completed with IB_WC_WR_FLUSH_ERR by ibpost itself (from a
+ * work item, never inside the post call), whatever the provider would do.
+ *
+ * Serialization: the queue's lock is held from the checks to the return of
+ * the provider's post call, so ring order is the provider's queue order
+ * even with concurrent posters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include "ibpost_internal.h"
+
+#define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
+			   IB_SEND_FENCE | IB_SEND_SOLICITED)
+
+/* The QP-level state check shared by both queues. */
+static int ibpost_state_check(struct ibpost_qp *qp, bool send)
+{
+	if (qp->dead || test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags))
+		return -ENODEV;
+	switch (qp->state) {
+	case IB_QPS_RTS:
+	case IB_QPS_ERR:
+		return 0;
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+	case IB_QPS_SQD:
+		/* IBA: receives may be posted before the QP is connected. */
+		return send ? -ENOTCONN : 0;
+	default:
+		return -ENOTCONN;
+	}
+}
+
+/* Size of the caller's WR structure for @opcode; 0 when not allowed. */
+static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
+				  const struct ib_send_wr *wr, bool internal)
+{
+	if (qp->attr.qp_type == IB_QPT_UD) {
+		if (wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_SEND_WITH_IMM)
+			return sizeof(struct ib_ud_wr);
+		return 0;
+	}
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		return sizeof(struct ib_send_wr);
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		return sizeof(struct ib_rdma_wr);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (qp->dev->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE)
+			return 0;
+		return sizeof(struct ib_atomic_wr);
+	case IB_WR_REG_MR:
+		/* Remote access is granted through ibpost_reg_*() only. */
+		return internal ? sizeof(struct ib_reg_wr) : 0;
+	default:
+		return 0;
+	}
+}
+
+static bool ibpost_opcode_takes_inline(enum ib_wr_opcode op)
+{
+	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
+	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/*
+ * Find (or take from @given) the MR of every SGE of a WR, counting a user
+ * on each, into @mrs. Return: the number of MRs, or -EINVAL.
+ */
+static int ibpost_sges_to_mrs(struct ibpost_qp *qp, const struct ib_sge *sg,
+			      int num_sge, struct ibpost_mr **given,
+			      struct ibpost_mr **mrs)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		if (given) {
+			mrs[i] = given[i];
+			atomic_inc(&mrs[i]->users);
+		} else {
+			mrs[i] = ibpost_mr_lookup(qp->dev, &sg[i]);
+		}
+		if (!mrs[i]) {
+			ibpost_mr_put_users(mrs, i);
+			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a registered MR\n",
+					    i, sg[i].addr, sg[i].length,
+					    sg[i].lkey);
+			return -EINVAL;
+		}
+	}
+	return num_sge;
+}
+
+static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+			     bool internal)
+{
+	u64 total = 0;
+	int i;
+
+	if (!ibpost_send_wr_size(qp, wr, internal)) {
+		pr_warn_ratelimited("post_send: opcode %u is not valid for this %s QP\n",
+				    wr->opcode,
+				    qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC");
+		return -EINVAL;
+	}
+	if (wr->send_flags & ~IBPOST_SEND_FLAGS) {
+		pr_warn_ratelimited("post_send: unsupported send_flags %#x\n",
+				    wr->send_flags);
+		return -EINVAL;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > qp->attr.max_send_sge) {
+		pr_warn_ratelimited("post_send: num_sge %d exceeds the granted %u\n",
+				    wr->num_sge, qp->attr.max_send_sge);
+		return -EINVAL;
+	}
+	if (wr->num_sge && !wr->sg_list)
+		return -EINVAL;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (!ibpost_opcode_takes_inline(wr->opcode)) {
+			pr_warn_ratelimited("post_send: opcode %u cannot carry inline data\n",
+					    wr->opcode);
+			return -EINVAL;
+		}
+		for (i = 0; i < wr->num_sge; i++)
+			total += wr->sg_list[i].length;
+		if (total > qp->attr.max_inline_data) {
+			pr_warn_ratelimited("post_send: %llu inline bytes exceed the granted %u\n",
+					    total, qp->attr.max_inline_data);
+			return -EINVAL;
+		}
+	}
+	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+		    !IS_ALIGNED(wr->sg_list[0].addr, 8) ||
+		    !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)) {
+			pr_warn_ratelimited("post_send: an atomic needs one 8-byte, 8-aligned SGE and an aligned remote address\n");
+			return -EINVAL;
+		}
+	}
+	if (qp->attr.qp_type == IB_QPT_UD && !ud_wr(wr)->ah) {
+		pr_warn_ratelimited("post_send: a UD send needs an address handle\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The caller's WR @n places after @wr (a const-correct walk). */
+static const void *ibpost_nth_wr(const void *wr, u32 n, bool send)
+{
+	while (n-- && wr)
+		wr = send ? (const void *)((const struct ib_send_wr *)wr)->next :
+			    (const void *)((const struct ib_recv_wr *)wr)->next;
+	return wr;
+}
+
+/*
+ * Common tail of both post paths, q->lock held: hand the claimed slots
+ * [@start, @start + @n) to the provider, or to the flush worker when the
+ * QP is in ERR. Return: how many were queued, with *@ret the provider's
+ * error when fewer than @n.
+ */
+static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
+			 u32 start, u32 n, int *ret)
+{
+	struct ibpost_slot *first = &q->slots[start % q->depth];
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	struct ibpost_slot *bs;
+	u32 done, i;
+	int pret;
+
+	if (!n)
+		return 0;
+	if (qp->state == IB_QPS_ERR) {
+		for (i = 0; i < n; i++)
+			q->slots[(start + i) % q->depth].synthetic = true;
+		queue_work(system_wq, &qp->flush_work);
+		return n;
+	}
+	if (q->is_send)
+		pret = ib_post_send(qp->ibqp, &first->wr.send, &sbad);
+	else
+		pret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
+	if (!pret)
+		return n;
+
+	if (q->is_send)
+		bs = sbad ? container_of(sbad, struct ibpost_slot, wr.send) : first;
+	else
+		bs = rbad ? container_of(rbad, struct ibpost_slot, wr.recv) : first;
+	done = ((u32)(bs - q->slots) + q->depth - start % q->depth) % q->depth;
+	if (done > n)
+		done = 0;
+	ibpost_slot_unclaim(q, n - done);
+	pr_debug("%s: the provider refused WR %u of %u: %d\n",
+		 q->is_send ? "post_send" : "post_recv", done, n, pret);
+	*ret = pret;
+	return done;
+}
+
+int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad_wr,
+			 struct ibpost_mr **mrs, struct ibpost_sync *sync)
+{
+	struct ibpost_queue *q = &qp->sq;
+	const struct ib_send_wr *cur;
+	struct ibpost_slot *prev = NULL;
+	u32 n = 0, used, start, posted;
+	int ret = 0, nmr;
+	bool user_sig, sig;
+
+	spin_lock_bh(&q->lock);
+	start = q->head;
+	used = q->head - q->tail;
+	ret = ibpost_state_check(qp, true);
+	for (cur = wr; cur && !ret; cur = cur->next, n++) {
+		struct ibpost_slot *slot;
+
+		ret = ibpost_send_check(qp, cur, !!sync);
+		if (ret)
+			break;
+		if (used + n >= q->depth) {
+			ret = -ENOMEM;
+			break;
+		}
+		slot = &q->slots[q->head % q->depth];
+		nmr = 0;
+		if (!(cur->send_flags & IB_SEND_INLINE)) {
+			nmr = ibpost_sges_to_mrs(qp, cur->sg_list, cur->num_sge,
+						 mrs, slot->mrs);
+			if (nmr < 0) {
+				ret = nmr;
+				break;
+			}
+		}
+
+		user_sig = cur->send_flags & IB_SEND_SIGNALED;
+		sig = user_sig || sync ||
+		      q->since_signal + 1 >= q->signal_interval ||
+		      used + n + 1 == q->depth;
+		q->since_signal = sig ? 0 : q->since_signal + 1;
+		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
+					 user_sig);
+		slot->nmr = nmr;
+		slot->sync = sync;
+		memcpy(&slot->wr, cur, ibpost_send_wr_size(qp, cur, !!sync));
+		slot->wr.send.wr_cqe = &slot->cqe;
+		slot->wr.send.next = NULL;
+		if (sig)
+			slot->wr.send.send_flags |= IB_SEND_SIGNALED;
+		if (prev)
+			prev->wr.send.next = &slot->wr.send;
+		prev = slot;
+	}
+	posted = ibpost_submit(qp, q, start, n, &ret);
+	spin_unlock_bh(&q->lock);
+
+	if (bad_wr)
+		*bad_wr = ret ? ibpost_nth_wr(wr, posted, true) : NULL;
+	return ret;
+}
+
+/**
+ * ibpost_post_send_list - post a chain of send WRs, exactly per IBA 11.4.1.1
+ * @qp: the QP
+ * @wr: the chain, as for ib_post_send(); each WR's wr_id is the context
+ *      returned on completion; SGEs come from ibpost_mr_sge() (or an
+ *      inline buffer's kernel address with IB_SEND_INLINE)
+ * @bad_wr: set to the first WR not queued on failure, to NULL on success;
+ *          may be NULL
+ *
+ * On failure the WRs before *@bad_wr are queued and will complete (or
+ * flush), none from it on is, and the QP's state is unchanged; the caller
+ * may fix the cause and repost from *@bad_wr. A success completion comes
+ * back for each WR posted with IB_SEND_SIGNALED, an error or flush
+ * completion for every WR that does not succeed.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0; -ENODEV when the device is gone; -ENOTCONN when the QP is not
+ * in RTS (or ERR); -EINVAL for an opcode unknown or invalid for the QP or
+ * device, too many SGEs, bad inline use, an SGE outside every registered
+ * MR, a malformed atomic or a UD send without AH; -ENOMEM when the send
+ * queue has no free slot; or the provider's error.
+ */
+int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr)
+{
+	return ibpost_post_send_mrs(qp, wr, bad_wr, NULL, NULL);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST);
+
+int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr,
+			 struct ibpost_mr **mrs)
+{
+	struct ibpost_queue *q = &qp->rq;
+	const struct ib_recv_wr *cur;
+	struct ibpost_slot *prev = NULL;
+	u32 n = 0, used, start, posted;
+	int ret, nmr;
+
+	spin_lock_bh(&q->lock);
+	start = q->head;
+	used = q->head - q->tail;
+	ret = ibpost_state_check(qp, false);
+	for (cur = wr; cur && !ret; cur = cur->next, n++) {
+		struct ibpost_slot *slot;
+
+		if (cur->num_sge < 0 || cur->num_sge > qp->attr.max_recv_sge ||
+		    (cur->num_sge && !cur->sg_list)) {
+			pr_warn_ratelimited("post_recv: num_sge %d exceeds the granted %u\n",
+					    cur->num_sge, qp->attr.max_recv_sge);
+			ret = -EINVAL;
+			break;
+		}
+		if (used + n >= q->depth) {
+			ret = -ENOMEM;
+			break;
+		}
+		slot = &q->slots[q->head % q->depth];
+		nmr = ibpost_sges_to_mrs(qp, cur->sg_list, cur->num_sge, mrs,
+					 slot->mrs);
+		if (nmr < 0) {
+			ret = nmr;
+			break;
+		}
+		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
+					 true, true);
+		slot->nmr = nmr;
+		slot->sync = NULL;
+		slot->wr.recv = *cur;
+		slot->wr.recv.wr_cqe = &slot->cqe;
+		slot->wr.recv.next = NULL;
+		if (prev)
+			prev->wr.recv.next = &slot->wr.recv;
+		prev = slot;
+	}
+	posted = ibpost_submit(qp, q, start, n, &ret);
+	spin_unlock_bh(&q->lock);
+
+	if (bad_wr)
+		*bad_wr = ret ? ibpost_nth_wr(wr, posted, false) : NULL;
+	return ret;
+}
+
+/**
+ * ibpost_post_recv_list - post a chain of receive WRs, exactly per IBA 11.4.1.1
+ * @qp: the QP
+ * @wr: the chain; each WR's wr_id is the context returned on completion;
+ *      SGEs come from ibpost_mr_sge()
+ * @bad_wr: set to the first WR not queued on failure, to NULL on success;
+ *          may be NULL
+ *
+ * Receives may be posted from INIT on (IBA); on failure the WRs before
+ * *@bad_wr are queued, none from it on is, and the QP's state is
+ * unchanged. Every receive's context comes back exactly once.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0; -ENODEV when the device is gone; -ENOTCONN when the QP is in
+ * RESET; -EINVAL for too many SGEs or an SGE outside every registered MR;
+ * -ENOMEM when the receive queue has no free slot; or the provider's
+ * error.
+ */
+int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	return ibpost_post_recv_mrs(qp, wr, bad_wr, NULL);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_recv_list, IBPOST);
+
+/* Complete the WRs posted while the QP was in ERR, outside any post call. */
+void ibpost_flush_work(struct work_struct *work)
+{
+	struct ibpost_qp *qp = container_of(work, struct ibpost_qp,
+					    flush_work);
+
+	ibpost_queue_finish_synthetic(&qp->sq);
+	ibpost_queue_finish_synthetic(&qp->rq);
+}

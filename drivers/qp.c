@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QP lifecycle: create (with a send CQ and a receive CQ), loopback
+ * connect, drain and destroy.
+ *
+ * Capacities: each work queue is created one entry deeper than asked, and
+ * that spare entry is never handed out, so ib_drain_qp() always finds
+ * room for its marker WR. What the consumer sees (ibpost_qp_get_attr())
+ * is what the provider really granted, queried back, minus that spare.
+ *
+ * Teardown: ibpost_qp_teardown() moves the QP to ERR, drains both queues
+ * (every outstanding WR completes or flushes and its context is returned
+ * through the normal completion path), then returns whatever the provider
+ * did not complete as a flush, and destroys the QP and its CQs. It runs
+ * once, either from ibpost_qp_destroy() or from device removal, under
+ * dev->qp_lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+#include "ibpost_internal.h"
+
+#define IBPOST_DEFAULT_SIGNAL_INTERVAL	16
+
+static u32 ibpost_pick_port(struct ib_device *ibdev)
+{
+	struct ib_port_attr pattr;
+	u32 port;
+
+	rdma_for_each_port(ibdev, port)
+		if (!ib_query_port(ibdev, port, &pattr) &&
+		    pattr.state == IB_PORT_ACTIVE)
+			return port;
+	return rdma_start_port(ibdev);
+}
+
+/* Record a state the QP was moved to, under both queue locks in turn. */
+static void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
+{
+	spin_lock_bh(&qp->sq.lock);
+	WRITE_ONCE(qp->state, state);
+	spin_unlock_bh(&qp->sq.lock);
+	spin_lock_bh(&qp->rq.lock);
+	spin_unlock_bh(&qp->rq.lock);
+}
+
+static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
+{
+	struct ib_qp_attr qa = {};
+	int ret;
+
+	qa.qp_state = IB_QPS_INIT;
+	qa.pkey_index = 0;
+	qa.port_num = qp->port;
+	qa.qkey = qp->attr.qkey;
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret)
+		return ret;
+	qp->left_reset = true;
+	qp->state = IB_QPS_INIT;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
+	if (ret)
+		return ret;
+	qa.qp_state = IB_QPS_RTS;
+	qa.sq_psn = 0;
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (!ret)
+		qp->state = IB_QPS_RTS;
+	return ret;
+}
+
+static int ibpost_qp_query_caps(struct ibpost_qp *qp)
+{
+	struct ib_qp_init_attr init = {};
+	struct ib_qp_attr qa;
+	int ret;
+
+	ret = ib_query_qp(qp->ibqp, &qa, IB_QP_CAP, &init);
+	if (ret)
+		return ret;
+	/* One entry of each queue is kept back for ib_drain_qp(). */
+	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2)
+		return -EINVAL;
+	qp->attr.max_send_wr = init.cap.max_send_wr - 1;
+	qp->attr.max_recv_wr = init.cap.max_recv_wr - 1;
+	qp->attr.max_send_sge = init.cap.max_send_sge;
+	qp->attr.max_recv_sge = init.cap.max_recv_sge;
+	qp->attr.max_inline_data = init.cap.max_inline_data;
+	return 0;
+}
+
+static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
+{
+	u32 i;
+
+	q->max_sge = max_t(u32, max_sge, 1);
+	q->slots = kvcalloc(depth, sizeof(*q->slots), GFP_KERNEL);
+	q->mr_array = kvcalloc((size_t)depth * q->max_sge,
+			       sizeof(*q->mr_array), GFP_KERNEL);
+	if (!q->slots || !q->mr_array) {
+		kvfree(q->slots);
+		kvfree(q->mr_array);
+		return -ENOMEM;
+	}
+	for (i = 0; i < depth; i++)
+		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
+	q->depth = depth;
+	return 0;
+}
+
+static void ibpost_queue_free(struct ibpost_queue *q)
+{
+	kvfree(q->slots);
+	kvfree(q->mr_array);
+}
+
+/**
+ * ibpost_qp_create - create a QP, its CQs and its accounting on a device
+ * @dev: the device (a reference is taken for the QP's lifetime)
+ * @attr: what is wanted; see struct ibpost_qp_attr
+ *
+ * An RC QP is returned in RESET, to be connected with
+ * ibpost_qp_connect_loopback(); a UD QP is returned in RTS with
+ * @attr->qkey, ready to post. The capacities granted by the provider
+ * (which may exceed the ones asked for) are read back with
+ * ibpost_qp_get_attr().
+ *
+ * Context: Process context; may sleep.
+ * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr, -ENODEV when the
+ * device is being removed, -ENOMEM, or the provider's error.
+ */
+struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
+				   const struct ibpost_qp_attr *attr)
+{
+	struct ib_qp_init_attr init = {};
+	struct ib_device *ibdev;
+	struct ibpost_qp *qp;
+	int ret;
+
+	if (!dev || !attr)
+		return ERR_PTR(-EINVAL);
+	if (attr->qp_type != IB_QPT_RC && attr->qp_type != IB_QPT_UD) {
+		pr_warn_ratelimited("qp_create: only RC and UD QPs are supported\n");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!attr->max_send_wr || !attr->max_recv_wr ||
+	    attr->max_send_wr >= U32_MAX / 2 || attr->max_recv_wr >= U32_MAX / 2 ||
+	    attr->poll_ctx > IB_POLL_DIRECT) {
+		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
+		return ERR_PTR(-EINVAL);
+	}
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return ERR_PTR(-ENOMEM);
+	qp->attr = *attr;
+	if (!qp->attr.signal_interval)
+		qp->attr.signal_interval = IBPOST_DEFAULT_SIGNAL_INTERVAL;
+	INIT_LIST_HEAD(&qp->node);
+	INIT_WORK(&qp->flush_work, ibpost_flush_work);
+	qp->state = IB_QPS_RESET;
+	ibpost_queue_init(&qp->sq, qp, true);
+	ibpost_queue_init(&qp->rq, qp, false);
+
+	mutex_lock(&dev->qp_lock);
+	if (test_bit(IBPOST_DEV_REMOVING, &dev->flags)) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	ibdev = dev->ibdev;
+	qp->dev = dev;
+	qp->port = ibpost_pick_port(ibdev);
+
+	qp->sq.cq = ib_alloc_cq(ibdev, &qp->sq, attr->max_send_wr + 1, 0,
+				attr->poll_ctx);
+	if (IS_ERR(qp->sq.cq)) {
+		ret = PTR_ERR(qp->sq.cq);
+		goto out_unlock;
+	}
+	qp->rq.cq = ib_alloc_cq(ibdev, &qp->rq, attr->max_recv_wr + 1, 0,
+				attr->poll_ctx);
+	if (IS_ERR(qp->rq.cq)) {
+		ret = PTR_ERR(qp->rq.cq);
+		goto out_free_send_cq;
+	}
+
+	init.qp_type = attr->qp_type;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.send_cq = qp->sq.cq;
+	init.recv_cq = qp->rq.cq;
+	init.cap.max_send_wr = attr->max_send_wr + 1;
+	init.cap.max_recv_wr = attr->max_recv_wr + 1;
+	init.cap.max_send_sge = max_t(u32, attr->max_send_sge, 1);
+	init.cap.max_recv_sge = max_t(u32, attr->max_recv_sge, 1);
+	init.cap.max_inline_data = attr->max_inline_data;
+	init.port_num = qp->port;
+	init.qp_context = qp;
+	qp->ibqp = ib_create_qp(dev->pd, &init);
+	if (IS_ERR(qp->ibqp)) {
+		ret = PTR_ERR(qp->ibqp);
+		qp->ibqp = NULL;
+		goto out_free_recv_cq;
+	}
+
+	ret = ibpost_qp_query_caps(qp);
+	if (ret)
+		goto out_destroy_qp;
+	ret = ibpost_queue_alloc(&qp->sq, qp->attr.max_send_wr,
+				 qp->attr.max_send_sge);
+	if (ret)
+		goto out_destroy_qp;
+	ret = ibpost_queue_alloc(&qp->rq, qp->attr.max_recv_wr,
+				 qp->attr.max_recv_sge);
+	if (ret)
+		goto out_free_sq_slots;
+	/* A signal at least every interval WRs, and never beyond the ring. */
+	qp->attr.signal_interval = min(qp->attr.signal_interval,
+				       qp->sq.depth);
+	qp->sq.signal_interval = qp->attr.signal_interval;
+	qp->rq.signal_interval = 1;
+	ret = ibpost_drain_init(qp);
+	if (ret)
+		goto out_free_rq_slots;
+	if (attr->qp_type == IB_QPT_UD) {
+		ret = ibpost_qp_to_rts_ud(qp);
+		if (ret)
+			goto out_drain_cleanup;
+	}
+
+	kref_get(&dev->ref);
+	list_add_tail(&qp->node, &dev->qps);
+	dev->nr_qps++;
+	mutex_unlock(&dev->qp_lock);
+	return qp;
+
+out_drain_cleanup:
+	ibpost_drain_cleanup(qp);
+out_free_rq_slots:
+	ibpost_queue_free(&qp->rq);
+out_free_sq_slots:
+	ibpost_queue_free(&qp->sq);
+out_destroy_qp:
+	ib_destroy_qp(qp->ibqp);
+out_free_recv_cq:
+	ib_free_cq(qp->rq.cq);
+out_free_send_cq:
+	ib_free_cq(qp->sq.cq);
+out_unlock:
+	mutex_unlock(&dev->qp_lock);
+	kfree(qp);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST);
+
+/* Fill an address vector that loops back to @qp's own port. */
+int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
+{
+	struct ib_device *ibdev = qp->dev->ibdev;
+	const struct ib_gid_attr *sgid = ERR_PTR(-EADDRNOTAVAIL);
+	struct net_device *ndev;
+	struct ib_port_attr pattr;
+	union ib_gid gid;
+	unsigned int i;
+	int ret;
+
+	memset(ah, 0, sizeof(*ah));
+	ah->type = rdma_ah_find_type(ibdev, qp->port);
+	rdma_ah_set_port_num(ah, qp->port);
+	if (!rdma_protocol_roce(ibdev, qp->port)) {
+		ret = ib_query_port(ibdev, qp->port, &pattr);
+		if (ret)
+			return ret;
+		rdma_ah_set_dlid(ah, pattr.lid);
+		return 0;
+	}
+
+	/* RoCE: the first usable GID of the port, and its netdev's MAC. */
+	for (i = 0; i < ibdev->port_data[qp->port].immutable.gid_tbl_len; i++) {
+		sgid = rdma_get_gid_attr(ibdev, qp->port, i);
+		if (!IS_ERR(sgid))
+			break;
+	}
+	if (IS_ERR(sgid))
+		return -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		rdma_put_gid_attr(sgid);
+		return PTR_ERR(ndev);
+	}
+	/*
+	 * The core resolves roce.dmac only for userspace: a kernel caller
+	 * must hand it in, or rxe sends loopback traffic out of the netdev.
+	 */
+	ether_addr_copy(ah->roce.dmac, ndev->dev_addr);
+	rcu_read_unlock();
+	gid = sgid->gid;
+	rdma_ah_set_grh(ah, &gid, 0, sgid->index, 1, 0);
+	rdma_put_gid_attr(sgid);
+	return 0;
+}
+
+static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
+			       const struct rdma_ah_attr *av)
+{
+	struct ib_port_attr pattr;
+	struct ib_qp_attr qa = {};
+	int ret;
+
+	ret = ib_query_port(qp->dev->ibdev, qp->port, &pattr);
+	if (ret)
+		return ret;
+
+	qa.qp_state = IB_QPS_INIT;
+	qa.pkey_index = 0;
+	qa.port_num = qp->port;
+	qa.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
+			     IB_ACCESS_REMOTE_ATOMIC;
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	qp->left_reset = true;
+	ibpost_set_state(qp, IB_QPS_INIT);
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.path_mtu = pattr.active_mtu;
+	qa.dest_qp_num = remote_qpn;
+	qa.rq_psn = 0;
+	qa.max_dest_rd_atomic = 8;
+	qa.min_rnr_timer = 12;
+	qa.ah_attr = *av;
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	ibpost_set_state(qp, IB_QPS_RTR);
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTS;
+	qa.timeout = 14;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = 7;
+	qa.sq_psn = 0;
+	qa.max_rd_atomic = 8;
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_TIMEOUT |
+			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			   IB_QP_MAX_QP_RD_ATOMIC);
+	if (!ret)
+		ibpost_set_state(qp, IB_QPS_RTS);
+	return ret;
+}
+
+/**
+ * ibpost_qp_connect_loopback - connect two RC QPs of one device together
+ * @a: an RC QP in RESET
+ * @b: another RC QP in RESET on the same device
+ *
+ * Moves both QPs RESET->INIT->RTR->RTS, addressed at the port's own GID
+ * (with the netdev's MAC resolved for RoCE), so that each one's sends
+ * arrive at the other.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL when the QPs are not two RC QPs of one device;
+ * -ENODEV when the device is gone; or the provider's error.
+ */
+int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
+{
+	struct rdma_ah_attr av_a, av_b;
+	struct ibpost_dev *dev;
+	int ret;
+
+	if (!a || !b || a == b || a->dev != b->dev ||
+	    a->attr.qp_type != IB_QPT_RC || b->attr.qp_type != IB_QPT_RC)
+		return -EINVAL;
+	dev = a->dev;
+	mutex_lock(&dev->qp_lock);
+	if (!a->ibqp || !b->ibqp) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	if (a->left_reset || b->left_reset) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = ibpost_loopback_av(a, &av_a);
+	if (ret)
+		goto out_unlock;
+	ret = ibpost_loopback_av(b, &av_b);
+	if (ret)
+		goto out_unlock;
+	ret = ibpost_qp_rc_to_rts(a, b->ibqp->qp_num, &av_b);
+	if (ret)
+		goto out_unlock;
+	ret = ibpost_qp_rc_to_rts(b, a->ibqp->qp_num, &av_a);
+out_unlock:
+	mutex_unlock(&dev->qp_lock);
+	if (ret)
+		pr_debug("loopback connect failed: %d\n", ret);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_connect_loopback, IBPOST);
+
+/* Under dev->qp_lock; the QP is already off dev->qps. */
+void ibpost_qp_teardown(struct ibpost_qp *qp)
+{
+	bool drained = true;
+
+	if (!qp->ibqp)
+		return;
+	/* No post reaches the provider after this. */
+	spin_lock_bh(&qp->sq.lock);
+	qp->dead = true;
+	spin_unlock_bh(&qp->sq.lock);
+	/* Taken in turn: each post path reads qp->dead under its own lock. */
+	spin_lock_bh(&qp->rq.lock);
+	spin_unlock_bh(&qp->rq.lock);
+
+	cancel_work_sync(&qp->flush_work);
+	ibpost_mrs_forget_qp(qp);
+
+	/* Moves the QP to ERR and waits for every posted WR to complete. */
+	if (qp->left_reset)
+		drained = ibpost_drain(qp);
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	ib_destroy_qp(qp->ibqp);
+	WRITE_ONCE(qp->ibqp, NULL);
+	ibpost_drain_cleanup(qp);
+	ib_free_cq(qp->rq.cq);
+	ib_free_cq(qp->sq.cq);
+	/* Anything the provider did not return comes back flushed. */
+	ibpost_queue_flush(&qp->sq, drained);
+	ibpost_queue_flush(&qp->rq, drained);
+}
+
+/**
+ * ibpost_qp_destroy - drain and destroy a QP
+ * @qp: the QP, or NULL
+ *
+ * Every context posted on @qp comes back (a success, an error or a flush
+ * completion) before this returns; contexts still queued for
+ * ibpost_get_*_comp() are dropped with the QP. Works on a QP whose device
+ * has been removed.
+ *
+ * Context: Process context; may sleep. Not from @qp's own callbacks.
+ * Return: nothing.
+ */
+void ibpost_qp_destroy(struct ibpost_qp *qp)
+{
+	struct ibpost_dev *dev;
+
+	if (IS_ERR_OR_NULL(qp))
+		return;
+	dev = qp->dev;
+	mutex_lock(&dev->qp_lock);
+	if (!list_empty(&qp->node)) {
+		list_del_init(&qp->node);
+		dev->nr_qps--;
+	}
+	ibpost_qp_teardown(qp);
+	mutex_unlock(&dev->qp_lock);
+	ibpost_queue_free(&qp->sq);
+	ibpost_queue_free(&qp->rq);
+	kfree(qp);
+	ibpost_dev_put(dev);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST);
+
+/**
+ * ibpost_qp_modify - change a QP's attributes, keeping ibpost's view of it
+ * @qp: the QP
+ * @attr: as for ib_modify_qp()
+ * @attr_mask: as for ib_modify_qp()
+ *
+ * Consumers change a QP's state through this call (not ib_modify_qp() on
+ * ibpost_qp_ibqp()), so that posting follows: WRs posted after a move to
+ * ERR are flushed, posts outside RTS get -ENOTCONN.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -ENODEV when the device is gone, or ib_modify_qp()'s error
+ * (the state is then unchanged).
+ */
+int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
+		     int attr_mask)
+{
+	struct ibpost_dev *dev = qp->dev;
+	int ret;
+
+	mutex_lock(&dev->qp_lock);
+	if (!qp->ibqp) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	ret = ib_modify_qp(qp->ibqp, attr, attr_mask);
+	if (ret || !(attr_mask & IB_QP_STATE))
+		goto out_unlock;
+	if (attr->qp_state != IB_QPS_RESET)
+		qp->left_reset = true;
+	ibpost_set_state(qp, attr->qp_state);
+out_unlock:
+	mutex_unlock(&dev->qp_lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_modify, IBPOST);
+
+/**
+ * ibpost_qp_ibqp - the provider's QP behind an ibpost QP
+ * @qp: the QP
+ *
+ * For queries and for connecting through rdma_cm; posting directly on it
+ * bypasses ibpost's accounting and is not allowed.
+ *
+ * Context: Any context.
+ * Return: the ib_qp, or NULL once the device has been removed.
+ */
+struct ib_qp *ibpost_qp_ibqp(struct ibpost_qp *qp)
+{
+	return READ_ONCE(qp->ibqp);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_ibqp, IBPOST);
+
+/**
+ * ibpost_qp_priv - the consumer's pointer given at creation
+ * @qp: the QP
+ *
+ * Context: Any context.
+ * Return: @attr->priv as passed to ibpost_qp_create().
+ */
+void *ibpost_qp_priv(struct ibpost_qp *qp)
+{
+	return qp->attr.priv;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_priv, IBPOST);
+
+/**
+ * ibpost_qp_get_attr - the QP's attributes with the granted capacities
+ * @qp: the QP
+ * @attr: filled with the attributes; the capacities are the usable ones
+ *        the provider granted (at least what was asked), and
+ *        signal_interval the one in force
+ *
+ * Context: Any context.
+ * Return: nothing.
+ */
+void ibpost_qp_get_attr(struct ibpost_qp *qp, struct ibpost_qp_attr *attr)
+{
+	*attr = qp->attr;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_get_attr, IBPOST);

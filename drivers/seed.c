@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seed operations: librdmacm's rdma_post_send/recv/read/write and
+ * their vector forms, for kernel buffers.
+ *
+ * Operation: each call builds one WR on the stack from kernel virtual
+ * addresses, translating every address inside its MR to the DMA address
+ * (and checking [addr, addr + length) lies inside the registration), and
+ * posts it through the chain path with the MRs already known, so the
+ * contract's checks, accounting and completion rules are the same.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include "ibpost_internal.h"
+
+/* The most SGEs a vector seed operation takes (the stack holds them). */
+#define IBPOST_SEED_MAX_SGE	16
+
+struct ibpost_seed {
+	struct ib_sge sge[IBPOST_SEED_MAX_SGE];
+	struct ibpost_mr *mrs[IBPOST_SEED_MAX_SGE];
+	int nsge;
+	bool inline_data;
+};
+
+static int ibpost_seed_sgl(struct ibpost_seed *s, struct ibpost_sge *sgl,
+			   int nsge, int flags)
+{
+	int i;
+
+	if (nsge < 0 || nsge > IBPOST_SEED_MAX_SGE || (nsge && !sgl)) {
+		pr_warn_ratelimited("post: %d SGEs, at most %d per seed operation\n",
+				    nsge, IBPOST_SEED_MAX_SGE);
+		return -EINVAL;
+	}
+	s->nsge = nsge;
+	s->inline_data = flags & IB_SEND_INLINE;
+	for (i = 0; i < nsge; i++) {
+		if (s->inline_data) {
+			/* Inline data is copied by the CPU at post time. */
+			s->sge[i].addr = (uintptr_t)sgl[i].addr;
+			s->sge[i].length = sgl[i].length;
+			s->sge[i].lkey = 0;
+			continue;
+		}
+		if (!sgl[i].mr) {
+			pr_warn_ratelimited("post: SGE %d has no MR and the WR is not inline\n",
+					    i);
+			return -EINVAL;
+		}
+		if (ibpost_mr_sge(sgl[i].mr, sgl[i].addr, sgl[i].length,
+				  &s->sge[i])) {
+			pr_warn_ratelimited("post: SGE %d [%p, +%u) is outside its MR\n",
+					    i, sgl[i].addr, sgl[i].length);
+			return -EINVAL;
+		}
+		s->mrs[i] = sgl[i].mr;
+	}
+	return 0;
+}
+
+static int ibpost_seed_one(struct ibpost_seed *s, void *addr, size_t length,
+			   struct ibpost_mr *mr, int flags)
+{
+	struct ibpost_sge sge = { .addr = addr, .length = length, .mr = mr };
+
+	if (length > U32_MAX)
+		return -EINVAL;
+	return ibpost_seed_sgl(s, &sge, 1, flags);
+}
+
+static int ibpost_seed_post(struct ibpost_qp *qp, struct ibpost_seed *s,
+			    struct ib_send_wr *wr, void *context, int flags)
+{
+	wr->wr_id = (uintptr_t)context;
+	wr->sg_list = s->sge;
+	wr->num_sge = s->nsge;
+	wr->send_flags = flags;
+	return ibpost_post_send_mrs(qp, wr, NULL,
+				    s->inline_data ? NULL : s->mrs, NULL);
+}
+
+static int ibpost_seed_rdma(struct ibpost_qp *qp, struct ibpost_seed *s,
+			    enum ib_wr_opcode op, void *context, int flags,
+			    u64 remote_addr, u32 rkey)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = op,
+		.remote_addr = remote_addr,
+		.rkey = rkey,
+	};
+
+	return ibpost_seed_post(qp, s, &wr.wr, context, flags);
+}
+
+/**
+ * ibpost_post_send - post one SEND from a registered kernel buffer
+ * @qp: a connected QP (RC) or a QP in RTS
+ * @context: returned in the completion
+ * @addr: kernel virtual address inside @mr's buffer, or of the data with
+ *        IB_SEND_INLINE
+ * @length: bytes to send
+ * @mr: the registration holding [@addr, @addr + @length); NULL only with
+ *      IB_SEND_INLINE
+ * @flags: IB_SEND_SIGNALED, IB_SEND_INLINE, IB_SEND_FENCE,
+ *         IB_SEND_SOLICITED
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_send(struct ibpost_qp *qp, void *context, void *addr,
+		     size_t length, struct ibpost_mr *mr, int flags)
+{
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_one(&s, addr, length, mr, flags);
+	return ret ?: ibpost_seed_post(qp, &s, &wr, context, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_send, IBPOST);
+
+/**
+ * ibpost_post_sendv - post one SEND gathered from several buffers
+ * @qp: the QP
+ * @context: returned in the completion
+ * @sgl: the pieces, each inside its MR (or inline data)
+ * @nsge: entries in @sgl, at most the granted max_send_sge
+ * @flags: as ibpost_post_send()
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
+		      struct ibpost_sge *sgl, int nsge, int flags)
+{
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags);
+	return ret ?: ibpost_seed_post(qp, &s, &wr, context, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST);
+
+static int ibpost_seed_recv(struct ibpost_qp *qp, struct ibpost_seed *s,
+			    void *context)
+{
+	struct ib_recv_wr wr = {
+		.wr_id = (uintptr_t)context,
+		.sg_list = s->sge,
+		.num_sge = s->nsge,
+	};
+
+	return ibpost_post_recv_mrs(qp, &wr, NULL, s->mrs);
+}
+
+/**
+ * ibpost_post_recv - post one receive into a registered kernel buffer
+ * @qp: the QP (INIT or later)
+ * @context: returned in the completion
+ * @addr: kernel virtual address inside @mr's buffer
+ * @length: bytes available
+ * @mr: the registration holding [@addr, @addr + @length)
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_recv_list().
+ */
+int ibpost_post_recv(struct ibpost_qp *qp, void *context, void *addr,
+		     size_t length, struct ibpost_mr *mr)
+{
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_one(&s, addr, length, mr, 0);
+	return ret ?: ibpost_seed_recv(qp, &s, context);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_recv, IBPOST);
+
+/**
+ * ibpost_post_recvv - post one receive scattered over several buffers
+ * @qp: the QP (INIT or later)
+ * @context: returned in the completion
+ * @sgl: the pieces, each inside its MR
+ * @nsge: entries in @sgl, at most the granted max_recv_sge
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_recv_list().
+ */
+int ibpost_post_recvv(struct ibpost_qp *qp, void *context,
+		      struct ibpost_sge *sgl, int nsge)
+{
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_sgl(&s, sgl, nsge, 0);
+	return ret ?: ibpost_seed_recv(qp, &s, context);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST);
+
+/**
+ * ibpost_post_read - RDMA READ from a peer's buffer into a local one
+ * @qp: a connected RC QP
+ * @context: returned in the completion
+ * @addr: kernel virtual address inside @mr's buffer, where the data lands
+ * @length: bytes to read
+ * @mr: the registration holding [@addr, @addr + @length)
+ * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE
+ * @remote_addr: the peer's address (ibpost_mr_remote_addr() there)
+ * @rkey: the peer's key (ibpost_mr_rkey() there)
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_read(struct ibpost_qp *qp, void *context, void *addr,
+		     size_t length, struct ibpost_mr *mr, int flags,
+		     u64 remote_addr, u32 rkey)
+{
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_one(&s, addr, length, mr, flags);
+	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context,
+				       flags, remote_addr, rkey);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_read, IBPOST);
+
+/**
+ * ibpost_post_readv - RDMA READ scattered into several local buffers
+ * @qp: a connected RC QP
+ * @context: returned in the completion
+ * @sgl: the local pieces, each inside its MR
+ * @nsge: entries in @sgl, at most the granted max_send_sge
+ * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE
+ * @remote_addr: the peer's address
+ * @rkey: the peer's key
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_readv(struct ibpost_qp *qp, void *context,
+		      struct ibpost_sge *sgl, int nsge, int flags,
+		      u64 remote_addr, u32 rkey)
+{
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags);
+	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context,
+				       flags, remote_addr, rkey);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_readv, IBPOST);
+
+/**
+ * ibpost_post_write - RDMA WRITE from a local buffer to a peer's
+ * @qp: a connected RC QP
+ * @context: returned in the completion
+ * @addr: kernel virtual address inside @mr's buffer (or of inline data)
+ * @length: bytes to write
+ * @mr: the registration holding the data; NULL only with IB_SEND_INLINE
+ * @flags: as ibpost_post_send()
+ * @remote_addr: the peer's address
+ * @rkey: the peer's key
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_write(struct ibpost_qp *qp, void *context, void *addr,
+		      size_t length, struct ibpost_mr *mr, int flags,
+		      u64 remote_addr, u32 rkey)
+{
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_one(&s, addr, length, mr, flags);
+	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context,
+				       flags, remote_addr, rkey);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_write, IBPOST);
+
+/**
+ * ibpost_post_writev - RDMA WRITE gathered from several local buffers
+ * @qp: a connected RC QP
+ * @context: returned in the completion
+ * @sgl: the local pieces, each inside its MR (or inline data)
+ * @nsge: entries in @sgl, at most the granted max_send_sge
+ * @flags: as ibpost_post_send()
+ * @remote_addr: the peer's address
+ * @rkey: the peer's key
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_writev(struct ibpost_qp *qp, void *context,
+		       struct ibpost_sge *sgl, int nsge, int flags,
+		       u64 remote_addr, u32 rkey)
+{
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags);
+	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context,
+				       flags, remote_addr, rkey);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST);
+
+/**
+ * ibpost_post_ud_send - post one datagram on a UD QP
+ * @qp: a UD QP
+ * @context: returned in the completion
+ * @addr: kernel virtual address inside @mr's buffer (or of inline data)
+ * @length: bytes to send, at most the path MTU
+ * @mr: the registration holding the data; NULL only with IB_SEND_INLINE
+ * @flags: as ibpost_post_send()
+ * @ah: the address handle of the destination
+ * @remote_qpn: the destination QP number
+ * @remote_qkey: the destination's Q_Key
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_send_list().
+ */
+int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
+			size_t length, struct ibpost_mr *mr, int flags,
+			struct ib_ah *ah, u32 remote_qpn, u32 remote_qkey)
+{
+	struct ib_ud_wr wr = {
+		.wr.opcode = IB_WR_SEND,
+		.ah = ah,
+		.remote_qpn = remote_qpn,
+		.remote_qkey = remote_qkey,
+	};
+	struct ibpost_seed s;
+	int ret;
+
+	ret = ibpost_seed_one(&s, addr, length, mr, flags);
+	return ret ?: ibpost_seed_post(qp, &s, &wr.wr, context, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_ud_send, IBPOST);

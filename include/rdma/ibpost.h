@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost - a posting layer for in-kernel RDMA consumers.
+ *
+ * The binding API and semantics are described in Documentation/api.rst.
+ * Every symbol here is exported in namespace IBPOST: consumers add
+ * MODULE_IMPORT_NS(IBPOST).
+ */
+#ifndef _RDMA_IBPOST_H
+#define _RDMA_IBPOST_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+struct ibpost_dev;
+struct ibpost_qp;
+
+/* ---- Devices ---------------------------------------------------------- */
+
+struct ibpost_dev *ibpost_dev_get(const char *ibdev_name);
+void ibpost_dev_put(struct ibpost_dev *dev);
+struct ib_device *ibpost_dev_ibdev(struct ibpost_dev *dev);
+struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev);
+
+/**
+ * struct ibpost_client - a consumer that wants to hear about devices
+ * @name: the consumer's name, for messages
+ * @add: called for every device present at registration and every device
+ *       added later
+ * @remove: called when a device goes away (or the client unregisters);
+ *          the consumer must stop using the device and destroy its QPs
+ * @list: internal, owned by ibpost
+ *
+ * Both callbacks run in process context under ibpost's client lock: they
+ * may create and destroy QPs and take device references, but must not
+ * register or unregister clients.
+ */
+struct ibpost_client {
+	const char *name;
+	void (*add)(struct ibpost_dev *dev);
+	void (*remove)(struct ibpost_dev *dev);
+	struct list_head list;
+};
+
+int ibpost_register_client(struct ibpost_client *client);
+void ibpost_unregister_client(struct ibpost_client *client);
+
+/* ---- QPs -------------------------------------------------------------- */
+
+/**
+ * struct ibpost_qp_attr - what a consumer asks for when creating a QP
+ * @qp_type: IB_QPT_RC or IB_QPT_UD
+ * @max_send_wr: send queue depth wanted
+ * @max_recv_wr: receive queue depth wanted
+ * @max_send_sge: scatter/gather entries per send WR
+ * @max_recv_sge: scatter/gather entries per receive WR
+ * @max_inline_data: bytes of inline data per send WR
+ * @signal_interval: force a signaled WR at least every this many send WRs
+ *                   (0: ibpost chooses)
+ * @qkey: Q_Key of a UD QP
+ * @poll_ctx: where completions are processed
+ * @send_done: called once per returned send context; NULL queues it for
+ *             ibpost_get_send_comp()
+ * @recv_done: called once per returned receive context; NULL queues it
+ *             for ibpost_get_recv_comp()
+ * @priv: the consumer's pointer, returned by ibpost_qp_priv()
+ */
+struct ibpost_qp_attr {
+	enum ib_qp_type qp_type;
+	u32 max_send_wr, max_recv_wr;
+	u32 max_send_sge, max_recv_sge;
+	u32 max_inline_data;
+	u32 signal_interval;
+	u32 qkey;
+	enum ib_poll_context poll_ctx;
+	void (*send_done)(struct ibpost_qp *qp, void *context,
+			  const struct ib_wc *wc);
+	void (*recv_done)(struct ibpost_qp *qp, void *context,
+			  const struct ib_wc *wc);
+	void *priv;
+};
+
+struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
+				   const struct ibpost_qp_attr *attr);
+int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b);
+void ibpost_qp_destroy(struct ibpost_qp *qp);
+struct ib_qp *ibpost_qp_ibqp(struct ibpost_qp *qp);
+void *ibpost_qp_priv(struct ibpost_qp *qp);
+void ibpost_qp_get_attr(struct ibpost_qp *qp, struct ibpost_qp_attr *attr);
+int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
+		     int attr_mask);
+
+/* ---- Memory registration ---------------------------------------------- */
+
+struct ibpost_mr;
+
+struct ibpost_mr *ibpost_reg_msgs(struct ibpost_dev *dev, void *buf,
+				  size_t len);
+struct ibpost_mr *ibpost_reg_read(struct ibpost_qp *qp, void *buf,
+				  size_t len);
+struct ibpost_mr *ibpost_reg_write(struct ibpost_qp *qp, void *buf,
+				   size_t len);
+int ibpost_dereg_mr(struct ibpost_mr *mr);
+u64 ibpost_mr_remote_addr(const struct ibpost_mr *mr);
+u32 ibpost_mr_rkey(const struct ibpost_mr *mr);
+int ibpost_mr_sge(const struct ibpost_mr *mr, const void *addr, u32 length,
+		  struct ib_sge *sge);
+
+/* ---- Posting: the seed operations ------------------------------------- */
+
+/**
+ * struct ibpost_sge - one piece of a registered buffer
+ * @addr: kernel virtual address inside @mr's buffer (or of inline data)
+ * @length: bytes
+ * @mr: the registration holding it; NULL only with IB_SEND_INLINE
+ */
+struct ibpost_sge {
+	void *addr;
+	u32 length;
+	struct ibpost_mr *mr;
+};
+
+int ibpost_post_send(struct ibpost_qp *qp, void *context, void *addr,
+		     size_t length, struct ibpost_mr *mr, int flags);
+int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
+		      struct ibpost_sge *sgl, int nsge, int flags);
+int ibpost_post_recv(struct ibpost_qp *qp, void *context, void *addr,
+		     size_t length, struct ibpost_mr *mr);
+int ibpost_post_recvv(struct ibpost_qp *qp, void *context,
+		      struct ibpost_sge *sgl, int nsge);
+int ibpost_post_read(struct ibpost_qp *qp, void *context, void *addr,
+		     size_t length, struct ibpost_mr *mr, int flags,
+		     u64 remote_addr, u32 rkey);
+int ibpost_post_readv(struct ibpost_qp *qp, void *context,
+		      struct ibpost_sge *sgl, int nsge, int flags,
+		      u64 remote_addr, u32 rkey);
+int ibpost_post_write(struct ibpost_qp *qp, void *context, void *addr,
+		      size_t length, struct ibpost_mr *mr, int flags,
+		      u64 remote_addr, u32 rkey);
+int ibpost_post_writev(struct ibpost_qp *qp, void *context,
+		       struct ibpost_sge *sgl, int nsge, int flags,
+		       u64 remote_addr, u32 rkey);
+int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
+			size_t length, struct ibpost_mr *mr, int flags,
+			struct ib_ah *ah, u32 remote_qpn, u32 remote_qkey);
+
+/* ---- Posting: chains, exact IBA 11.4.1.1 ------------------------------ */
+
+int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+
+/* ---- Completions without callbacks ------------------------------------ */
+
+/**
+ * struct ibpost_comp - one returned context, for ibpost_get_*_comp()
+ * @context: the context the WR was posted with (its wr_id)
+ * @status: completion status
+ * @opcode: completion opcode
+ * @byte_len: bytes received (receive completions)
+ * @imm_data: immediate data, host order (receive completions)
+ * @vendor_err: provider-specific error detail
+ */
+struct ibpost_comp {
+	void *context;
+	enum ib_wc_status status;
+	enum ib_wc_opcode opcode;
+	u32 byte_len;
+	u32 imm_data;
+	u32 vendor_err;
+};
+
+int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
+			 long timeout_jiffies);
+int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
+			 long timeout_jiffies);
+
+#endif /* _RDMA_IBPOST_H */

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_dev: devices seen through ibpost's ib_client and consumer
+ * notification, on the live device.
+ */
+#include <linux/module.h>
+#include "ibpost_test.h"
+
+static void ibpost_dev_get_finds_test_device(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+
+	KUNIT_ASSERT_NOT_NULL(test, ibdev);
+	KUNIT_EXPECT_STREQ(test, dev_name(&ibdev->dev), ibpost_test_ibdev);
+	KUNIT_ASSERT_NOT_NULL(test, ibpost_dev_pd(dev));
+	KUNIT_EXPECT_PTR_EQ(test, ibpost_dev_pd(dev)->device, ibdev);
+}
+
+static void ibpost_dev_get_unknown_is_enodev(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, -ENODEV, PTR_ERR(ibpost_dev_get("ibpost_none0")));
+	KUNIT_EXPECT_EQ(test, -ENODEV, PTR_ERR(ibpost_dev_get("")));
+	KUNIT_EXPECT_EQ(test, -ENODEV, PTR_ERR(ibpost_dev_get(NULL)));
+}
+
+static void ibpost_dev_get_takes_a_reference(struct kunit *test)
+{
+	struct ibpost_dev *a = ibpost_test_dev(test);
+	struct ibpost_dev *b = ibpost_test_dev(test);
+
+	/* Two lookups, one context; each put at exit must be balanced. */
+	KUNIT_EXPECT_PTR_EQ(test, a, b);
+}
+
+/* A consumer that counts the callbacks it gets for the test device. */
+static struct ibpost_test_client {
+	struct ibpost_client client;
+	int adds, removes, others;
+	struct ibpost_dev *added;
+} tclient;
+
+static bool ibpost_test_is_test_dev(struct ibpost_dev *dev)
+{
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+
+	return ibdev && !strcmp(dev_name(&ibdev->dev), ibpost_test_ibdev);
+}
+
+static void ibpost_test_client_add(struct ibpost_dev *dev)
+{
+	if (ibpost_test_is_test_dev(dev)) {
+		tclient.adds++;
+		tclient.added = dev;
+	} else {
+		tclient.others++;
+	}
+}
+
+static void ibpost_test_client_remove(struct ibpost_dev *dev)
+{
+	if (ibpost_test_is_test_dev(dev))
+		tclient.removes++;
+}
+
+static void ibpost_register_client_sees_add_and_remove(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+
+	memset(&tclient, 0, sizeof(tclient));
+	tclient.client.name = "ibpost_kunit";
+	tclient.client.add = ibpost_test_client_add;
+	tclient.client.remove = ibpost_test_client_remove;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_register_client(&tclient.client));
+	KUNIT_EXPECT_EQ(test, 1, tclient.adds);
+	KUNIT_EXPECT_PTR_EQ(test, dev, tclient.added);
+	KUNIT_EXPECT_EQ(test, 0, tclient.removes);
+	ibpost_unregister_client(&tclient.client);
+	KUNIT_EXPECT_EQ(test, 1, tclient.adds);
+	KUNIT_EXPECT_EQ(test, 1, tclient.removes);
+}
+
+static void ibpost_register_client_without_name_is_einval(struct kunit *test)
+{
+	struct ibpost_client nameless = {};
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_register_client(&nameless));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_register_client(NULL));
+}
+
+static struct kunit_case ibpost_dev_cases[] = {
+	KUNIT_CASE(ibpost_dev_get_finds_test_device),
+	KUNIT_CASE(ibpost_dev_get_unknown_is_enodev),
+	KUNIT_CASE(ibpost_dev_get_takes_a_reference),
+	KUNIT_CASE(ibpost_register_client_sees_add_and_remove),
+	KUNIT_CASE(ibpost_register_client_without_name_is_einval),
+	{}
+};
+
+static struct kunit_suite ibpost_dev_suite = {
+	.name = "ibpost_dev",
+	.test_cases = ibpost_dev_cases,
+};
+
+kunit_test_suites(&ibpost_dev_suite);

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_qp: QP creation with granted capacities, loopback connect,
+ * and destroy returning every posted context, on the live device.
+ */
+#include <linux/module.h>
+#include <linux/bitmap.h>
+#include "ibpost_test.h"
+
+static void ibpost_qp_create_rc_reports_granted_caps(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_qp_attr attr, got;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr qa;
+	struct ibpost_qp *qp;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_inline_data = 64;
+	qp = ibpost_test_qp(test, dev, &attr);
+	ibpost_qp_get_attr(qp, &got);
+
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
+					     IB_QP_CAP, &init));
+	/* Usable depth = the provider's grant minus the drain spare. */
+	KUNIT_EXPECT_EQ(test, got.max_send_wr, init.cap.max_send_wr - 1);
+	KUNIT_EXPECT_EQ(test, got.max_recv_wr, init.cap.max_recv_wr - 1);
+	KUNIT_EXPECT_GE(test, got.max_send_wr, attr.max_send_wr);
+	KUNIT_EXPECT_GE(test, got.max_recv_wr, attr.max_recv_wr);
+	KUNIT_EXPECT_EQ(test, got.max_send_sge, init.cap.max_send_sge);
+	KUNIT_EXPECT_GE(test, got.max_send_sge, attr.max_send_sge);
+	KUNIT_EXPECT_EQ(test, got.max_inline_data, init.cap.max_inline_data);
+	KUNIT_EXPECT_GE(test, got.max_inline_data, attr.max_inline_data);
+	KUNIT_EXPECT_NE(test, got.signal_interval, 0);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, ibpost_test_qp_state(test, qp));
+	KUNIT_EXPECT_EQ(test, IB_QPT_RC, ibpost_qp_ibqp(qp)->qp_type);
+}
+
+static void ibpost_qp_create_ud_is_rts_with_qkey(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_qp_init_attr init;
+	struct ibpost_qp_attr attr;
+	struct ib_qp_attr qa;
+	struct ibpost_qp *qp;
+
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	attr.qkey = 0x1234abcd;
+	qp = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
+					     IB_QP_STATE | IB_QP_QKEY, &init));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qa.qp_state);
+	KUNIT_EXPECT_EQ(test, 0x1234abcdU, qa.qkey);
+	KUNIT_EXPECT_EQ(test, IB_QPT_UD, ibpost_qp_ibqp(qp)->qp_type);
+}
+
+static void ibpost_qp_create_keeps_priv(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.priv = test;
+	qp = ibpost_test_qp(test, dev, &attr);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)test, ibpost_qp_priv(qp));
+}
+
+static void ibpost_qp_create_rejects_bad_attr(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_qp_attr attr;
+
+	ibpost_test_attr(&attr, IB_QPT_UC);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_wr = 0;
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_DIRECT + 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, NULL)));
+}
+
+static void ibpost_qp_connect_loopback_reaches_rts(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_qp_init_attr init;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *b;
+	struct ib_qp_attr qa;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
+
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(a), &qa,
+					     IB_QP_STATE | IB_QP_DEST_QPN,
+					     &init));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qa.qp_state);
+	KUNIT_EXPECT_EQ(test, ibpost_qp_ibqp(b)->qp_num, qa.dest_qp_num);
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(b), &qa,
+					     IB_QP_STATE | IB_QP_DEST_QPN,
+					     &init));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, qa.qp_state);
+	KUNIT_EXPECT_EQ(test, ibpost_qp_ibqp(a)->qp_num, qa.dest_qp_num);
+
+	/* Connecting again, or a QP to itself, is refused. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_qp_connect_loopback(a, b));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_qp_connect_loopback(a, a));
+}
+
+static void ibpost_qp_connect_loopback_rejects_ud(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *b;
+
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_qp_connect_loopback(a, b));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, a));
+}
+
+#define DRAIN_WRS 12
+
+struct ibpost_drain_count {
+	DECLARE_BITMAP(seen, DRAIN_WRS);
+	int calls, dups, flushed;
+};
+
+static void ibpost_test_count_recv(struct ibpost_qp *qp, void *context,
+				   const struct ib_wc *wc)
+{
+	struct ibpost_drain_count *c = ibpost_qp_priv(qp);
+	unsigned long i = (unsigned long)context;
+
+	c->calls++;
+	if (i >= DRAIN_WRS || test_and_set_bit(i, c->seen))
+		c->dups++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		c->flushed++;
+}
+
+/* Post DRAIN_WRS receives, one chain, on @qp. */
+static void ibpost_test_post_recvs(struct kunit *test, struct ibpost_qp *qp)
+{
+	struct ib_recv_wr wr[DRAIN_WRS] = {};
+	const struct ib_recv_wr *bad;
+	int i;
+
+	for (i = 0; i < DRAIN_WRS; i++) {
+		wr[i].wr_id = i;
+		wr[i].next = i + 1 < DRAIN_WRS ? &wr[i + 1] : NULL;
+	}
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv_list(qp, wr, &bad));
+	KUNIT_EXPECT_NULL(test, bad);
+}
+
+static void ibpost_qp_destroy_returns_every_context(struct kunit *test)
+{
+	enum ib_qp_type type = *(enum ib_qp_type *)test->param_value;
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_drain_count *c;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp, *peer = NULL;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	ibpost_test_attr(&attr, type);
+	attr.recv_done = ibpost_test_count_recv;
+	attr.priv = c;
+	qp = ibpost_test_qp(test, dev, &attr);
+	if (type == IB_QPT_RC) {
+		peer = ibpost_test_qp(test, dev, &attr);
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(qp, peer));
+	}
+	ibpost_test_post_recvs(test, qp);
+	KUNIT_EXPECT_EQ(test, 0, c->calls);
+
+	ibpost_test_qp_destroy(test, qp);
+	KUNIT_EXPECT_EQ(test, DRAIN_WRS, c->calls);
+	KUNIT_EXPECT_EQ(test, DRAIN_WRS, c->flushed);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(c->seen, DRAIN_WRS));
+}
+
+static const enum ib_qp_type ibpost_test_qp_types[] = { IB_QPT_RC, IB_QPT_UD };
+
+static void ibpost_test_qp_type_desc(const enum ib_qp_type *t, char *desc)
+{
+	strscpy(desc, *t == IB_QPT_RC ? "RC" : "UD", KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(ibpost_test_qp_type, ibpost_test_qp_types,
+		  ibpost_test_qp_type_desc);
+
+static void ibpost_qp_recv_list_in_reset_is_enotconn(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_recv_wr wr[2] = { { .wr_id = 1, .next = &wr[1] },
+				    { .wr_id = 2 } };
+	const struct ib_recv_wr *bad = NULL;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	qp = ibpost_test_qp(test, dev, &attr);
+	KUNIT_EXPECT_EQ(test, -ENOTCONN, ibpost_post_recv_list(qp, wr, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[0]);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, ibpost_test_qp_state(test, qp));
+}
+
+static void ibpost_qp_recv_list_bad_sge_partial_post(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_recv_wr wr[3] = {};
+	const struct ib_recv_wr *bad = NULL;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ibpost_qp_attr attr, got;
+	struct ibpost_comp comp;
+	struct ibpost_qp *qp;
+	int i;
+
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	qp = ibpost_test_qp(test, dev, &attr);
+	ibpost_qp_get_attr(qp, &got);
+	for (i = 0; i < 3; i++) {
+		wr[i].wr_id = 100 + i;
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	wr[1].num_sge = got.max_recv_sge + 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_recv_list(qp, wr, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[1]);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, qp));
+
+	/* Exactly the WR before bad_wr was queued: ERR flushes it alone. */
+	KUNIT_ASSERT_EQ(test, 0, ib_modify_qp(ibpost_qp_ibqp(qp), &qa,
+					      IB_QP_STATE));
+	KUNIT_ASSERT_EQ(test, 1, ibpost_get_recv_comp(qp, &comp, 5 * HZ));
+	KUNIT_EXPECT_PTR_EQ(test, comp.context, (void *)100UL);
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(qp, &comp, HZ / 2));
+}
+
+static void ibpost_qp_recv_list_full_queue_is_enomem(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_qp_attr attr, got;
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr *wr;
+	struct ibpost_qp *qp;
+	u32 i, n;
+
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	qp = ibpost_test_qp(test, dev, &attr);
+	ibpost_qp_get_attr(qp, &got);
+	n = got.max_recv_wr + 2;
+	wr = kunit_kcalloc(test, n, sizeof(*wr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wr);
+	for (i = 0; i < n; i++) {
+		wr[i].wr_id = i;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	/* The prefix that fits is posted; bad_wr is the first that did not. */
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpost_post_recv_list(qp, wr, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[got.max_recv_wr]);
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpost_post_recv_list(qp, bad, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[got.max_recv_wr]);
+}
+
+static struct kunit_case ibpost_qp_cases[] = {
+	KUNIT_CASE(ibpost_qp_create_rc_reports_granted_caps),
+	KUNIT_CASE(ibpost_qp_create_ud_is_rts_with_qkey),
+	KUNIT_CASE(ibpost_qp_create_keeps_priv),
+	KUNIT_CASE(ibpost_qp_create_rejects_bad_attr),
+	KUNIT_CASE(ibpost_qp_connect_loopback_reaches_rts),
+	KUNIT_CASE(ibpost_qp_connect_loopback_rejects_ud),
+	KUNIT_CASE_PARAM(ibpost_qp_destroy_returns_every_context,
+			 ibpost_test_qp_type_gen_params),
+	KUNIT_CASE(ibpost_qp_recv_list_in_reset_is_enotconn),
+	KUNIT_CASE(ibpost_qp_recv_list_bad_sge_partial_post),
+	KUNIT_CASE(ibpost_qp_recv_list_full_queue_is_enomem),
+	{}
+};
+
+static struct kunit_suite ibpost_qp_suite = {
+	.name = "ibpost_qp",
+	.test_cases = ibpost_qp_cases,
+};
+
+kunit_test_suites(&ibpost_qp_suite);

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the ibpost test guest (busybox). The kernel command line picks
+# the job: ibpost.mode=test runs the KUnit suites and the device
+# add/remove scenarios, ibpost.mode=demo runs the demo ULP. Results go to
+# the kernel log (/dev/kmsg) so they interleave in order with the kernel's
+# own KTAP output on the console; the host parses them with kunit.py.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+
+kmsg() { echo "$*" > /dev/kmsg; }
+mode=$(sed -n 's/.*ibpost\.mode=\([a-z]*\).*/\1/p' /proc/cmdline)
+KL=/sys/kernel/debug/kmemleak
+
+# Forget what boot left behind, so a later scan shows only our leaks.
+[ -e $KL ] && { echo scan=off > $KL; echo scan > $KL; echo clear > $KL; }
+
+echo /bin/modprobe > /proc/sys/kernel/modprobe
+modprobe crc32_generic
+modprobe rdma_rxe
+modprobe dummy
+modprobe kunit
+ip link add d0 type dummy
+ip link set d0 up
+rdma link add rxe0 type rxe netdev d0
+insmod /ibpost/ibpost.ko
+
+finish() {
+	if [ -e $KL ]; then
+		# Objects must be unreferenced across two scans to be reported.
+		echo scan > $KL; sleep 6; echo scan > $KL
+		kmsg "ibpost-guest: kmemleak report follows"
+		cat $KL | while read -r l; do kmsg "kmemleak-report: $l"; done
+	fi
+	kmsg "ibpost-guest: done, powering off"
+	sync
+	poweroff -f
+}
+
+# Scenario results as one more KTAP suite, "ibpost_scenarios".
+SC_N=0
+sc_result() {	# name, then a command whose status is the result
+	name=$1; shift
+	SC_N=$((SC_N + 1))
+	if "$@" > /tmp/sc.out 2>&1; then
+		kmsg "    ok $SC_N $name"
+	else
+		while read -r l; do kmsg "    # $name: $l"; done < /tmp/sc.out
+		kmsg "    not ok $SC_N $name"
+		SC_FAIL=1
+	fi
+}
+
+listed() { grep -q "^$1 " /sys/kernel/debug/ibpost/devices; }
+not_listed() { ! listed "$1"; }
+
+sc_rxe1_add_appears() {
+	ip link add d1 type dummy && ip link set d1 up &&
+	rdma link add rxe1 type rxe netdev d1 && listed rxe1
+}
+
+sc_rxe1_delete_with_qps() {
+	insmod /ibpost/ibpost_holder.ko || return 1
+	grep -q "^qpn" /sys/kernel/debug/ibpost/rxe1/qps || return 1
+	cat /sys/kernel/debug/ibpost/rxe1/qps
+	rdma link delete rxe1 || { rmmod ibpost_holder; return 1; }
+	rmmod ibpost_holder || return 1
+	not_listed rxe1 || return 1
+	dmesg | grep "ibpost_holder: rxe1 removed:" | tail -1 |
+		grep -q "posted 16 returned 16 flushed 16 post -19"
+}
+
+sc_reload_3_times() {
+	for i in 1 2 3; do
+		rmmod ibpost || return 1
+		insmod /ibpost/ibpost.ko || return 1
+		listed rxe0 || return 1
+	done
+}
+
+sc_load_before_device() {
+	rmmod ibpost && rdma link delete rxe0 || return 1
+	insmod /ibpost/ibpost.ko || return 1
+	[ ! -s /sys/kernel/debug/ibpost/devices ] || return 1
+	rdma link add rxe0 type rxe netdev d0 || return 1
+	listed rxe0 && cat /sys/kernel/debug/ibpost/devices
+}
+
+run_tests() {
+	nsuites=$(cat /ibpost/nsuites)
+	kmsg "KTAP version 1"
+	kmsg "1..$((nsuites + 1))"
+	insmod /ibpost/ibpost_kunit.ko
+	rmmod ibpost_kunit
+
+	kmsg "    KTAP version 1"
+	kmsg "    # Subtest: ibpost_scenarios"
+	kmsg "    1..4"
+	SC_FAIL=0
+	sc_result rxe1_add_appears sc_rxe1_add_appears
+	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
+	sc_result reload_3_times sc_reload_3_times
+	sc_result load_before_device sc_load_before_device
+	if [ $SC_FAIL = 0 ]; then
+		kmsg "ok $((nsuites + 1)) ibpost_scenarios"
+	else
+		kmsg "not ok $((nsuites + 1)) ibpost_scenarios"
+	fi
+}
+
+run_demo() {
+	insmod /ibpost/ibpost_demo.ko
+	echo "==== ibpost devices ===="
+	cat /sys/kernel/debug/ibpost/devices
+	for d in /sys/kernel/debug/ibpost/*/qps; do
+		echo "==== QPs on $(basename "$(dirname "$d")") ===="
+		cat "$d"
+	done
+	echo "==== rdma resource show qp ===="
+	rdma resource show qp
+	rmmod ibpost_demo
+}
+
+case "$mode" in
+test) run_tests ;;
+demo) run_demo ;;
+*) kmsg "ibpost-guest: unknown mode '$mode'" ;;
+esac
+finish

@@ -1,0 +1,231 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ibpost.sh - the one entry point for building, testing and demonstrating
+# ibpost on a fresh Debian 12 machine (run as root).
+#
+#   scripts/ibpost.sh test   build a debug test kernel (cached), ibpost and
+#                            its KUnit module, boot a QEMU guest with
+#                            Soft-RoCE, run every suite and the device
+#                            add/remove scenarios, check the kernel log
+#   scripts/ibpost.sh demo   boot the guest, load ibpost and the demo ULP,
+#                            print its report
+#   scripts/ibpost.sh deps   only install the Debian packages
+#   scripts/ibpost.sh kernel only build (or reuse) the test kernel
+#
+# Environment:
+#   IBPOST_CACHE      cache directory for kernel source and builds
+#                     (default /var/cache/ibpost, outside the repository)
+#   IBPOST_VM_TIMEOUT seconds before a guest that has not powered off is
+#                     killed and the run fails (default 1800)
+#   IBPOST_NO_APT=1   skip the package installation step
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${IBPOST_CACHE:-/var/cache/ibpost}
+VM_TIMEOUT=${IBPOST_VM_TIMEOUT:-1800}
+KUNITCONFIG=$REPO/kunit/.kunitconfig
+OUT=${IBPOST_OUT:-$REPO/out}
+
+log() { printf '[ibpost %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "FAIL: $*"; exit 1; }
+
+PACKAGES="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
+	  dwarves python3 qemu-system-x86 busybox-static iproute2 kmod cpio
+	  xz-utils sparse"
+
+deps() {
+	[ "${IBPOST_NO_APT:-0}" = 1 ] && return 0
+	local missing=""
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] || die "run as root to install:$missing"
+	log "installing:$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+}
+
+# The kernel source, unpacked once per linux-source package version.
+src_dir() {
+	local ver
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+	local dir=$CACHE/src-$ver
+	if [ ! -e "$dir/.ibpost-unpacked" ]; then
+		log "unpacking linux-source-6.1 $ver"
+		rm -rf "$dir" && mkdir -p "$dir"
+		tar -C "$dir" --strip-components=1 -xf /usr/src/linux-source-6.1.tar.xz
+		touch "$dir/.ibpost-unpacked"
+	fi
+	echo "$dir"
+}
+
+# Build (or reuse) a kernel for a kunitconfig; prints the build directory.
+# The cache key covers the config fragment, the source version and the
+# kunit.py architecture fragment.
+kernel() {
+	local cfg=${1:-$KUNITCONFIG} src key bdir start
+	src=$(src_dir)
+	key=$( (cat "$cfg"; echo "$src";
+		cat "$src/tools/testing/kunit/qemu_configs/x86_64.py") |
+		sha256sum | cut -c1-16)
+	bdir=$CACHE/kernel-$key
+	if [ -e "$bdir/.ibpost-built" ]; then
+		log "reusing cached kernel $bdir"
+		echo "$bdir"
+		return 0
+	fi
+	log "building kernel into $bdir (cold build, takes a while)"
+	start=$(date +%s)
+	rm -rf "$bdir" && mkdir -p "$bdir"
+	(cd "$src" && python3 tools/testing/kunit/kunit.py build \
+		--arch=x86_64 --kunitconfig="$cfg" --build_dir="$bdir" \
+		--jobs="$(nproc)") > "$CACHE/kernel-$key.log" 2>&1 ||
+		{ tail -40 "$CACHE/kernel-$key.log" >&2; die "kernel build failed"; }
+	make -C "$src" O="$bdir" ARCH=x86_64 -s \
+		INSTALL_MOD_PATH="$bdir/modroot" modules_install \
+		>> "$CACHE/kernel-$key.log" 2>&1 || die "modules_install failed"
+	echo $(( $(date +%s) - start )) > "$bdir/.ibpost-build-seconds"
+	touch "$bdir/.ibpost-built"
+	log "kernel built in $(cat "$bdir/.ibpost-build-seconds") s"
+	echo "$bdir"
+}
+
+# Build ibpost and its test modules against kernel tree $1 into $OUT/build.
+build_modules() {
+	local kdir=$1 b=$OUT/build
+	mkdir -p "$b"
+	rsync -a --delete --exclude=.git --exclude=out "$REPO/" "$b/"
+	make -C "$b" KDIR="$kdir" W=1 modules > "$OUT/build.log" 2>&1 ||
+		{ cat "$OUT/build.log" >&2; die "module build failed"; }
+	if [ -d "$b/drivers/demo" ]; then
+		make -C "$b" KDIR="$kdir" W=1 demo >> "$OUT/build.log" 2>&1 ||
+			{ cat "$OUT/build.log" >&2; die "demo build failed"; }
+	fi
+	if grep -E "warning:|error:" "$OUT/build.log" >&2; then
+		die "the module build is not warning-free"
+	fi
+}
+
+# Copy an executable and the shared libraries it links into $2.
+copy_with_libs() {
+	local bin=$1 root=$2 lib
+	mkdir -p "$root$(dirname "$bin")"
+	cp -L "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+# Pack the guest's initramfs for kernel build $1; prints its path.
+make_initramfs() {
+	local bdir=$1 root=$OUT/initramfs kver
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,ibpost,lib/modules}
+	cp /bin/busybox "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	# iproute2's ip and rdma (busybox's ip cannot add dummy links).
+	copy_with_libs "$(command -v rdma)" "$root" >&2
+	copy_with_libs "$(command -v ip)" "$root" >&2
+	kver=$(ls "$bdir/modroot/lib/modules")
+	cp -a "$bdir/modroot/lib/modules/$kver" "$root/lib/modules/"
+	cp "$OUT"/build/*.ko "$root/ibpost/"
+	[ -d "$OUT/build/drivers/demo" ] &&
+		cp "$OUT"/build/drivers/demo/*.ko "$root/ibpost/"
+	count_suites "$OUT/build/ibpost_kunit.ko" > "$root/ibpost/nsuites"
+	cp "$REPO/scripts/guest-init.sh" "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
+		> "$OUT/initramfs.cpio.gz"
+	echo "$OUT/initramfs.cpio.gz"
+}
+
+# How many suites a KUnit module holds: its .kunit_test_suites section
+# is an array of pointers.
+count_suites() {
+	local size
+	size=$(objdump -h "$1" | awk '$2 == ".kunit_test_suites" { print $3 }')
+	[ -n "$size" ] || die "no .kunit_test_suites section in $1"
+	echo $(( 0x$size / 8 ))
+}
+
+# Boot kernel build $1 with initramfs $2 in job mode $3; console to $4.
+boot_guest() {
+	local bdir=$1 initrd=$2 mode=$3 log=$4 rc=0
+	log "booting the guest (mode $mode, TCG, no host NIC), console in $log"
+	timeout --foreground -k 10 "$VM_TIMEOUT" \
+		qemu-system-x86_64 -accel tcg -nodefaults -no-reboot \
+		-nographic -serial stdio -nic none -bios qboot.rom \
+		-m 2048 -smp 2 -kernel "$bdir/arch/x86/boot/bzImage" \
+		-initrd "$initrd" \
+		-append "console=ttyS0 printk.devkmsg=on panic=-1 oops=panic ibpost.mode=$mode" \
+		< /dev/null > "$log" 2>&1 || rc=$?
+	[ $rc = 124 ] && log "guest timed out after $VM_TIMEOUT s"
+	return $rc
+}
+
+# Kernel reports that fail a run, wherever they appear in the log.
+REPORTS='BUG:|WARNING:|Oops|KASAN|INFO: (task .* blocked|possible|lockdep|trying to register)|unreferenced object|kmemleak-report: |ODEBUG|Kernel panic|general protection fault|UBSAN|list_(add|del) corruption|circular locking|inconsistent lock state|RESTRACK'
+
+check_log() {
+	local log=$1 fail=0
+	if ! grep -q "ibpost-guest: done, powering off" "$log"; then
+		log "the guest did not reach power-off"
+		fail=1
+	fi
+	if grep -nE "$REPORTS" "$log" >&2; then
+		log "the kernel log holds the reports above"
+		fail=1
+	fi
+	return $fail
+}
+
+cmd_test() {
+	local bdir src initrd log=$OUT/console-test.log fail=0 expected ran
+	local start
+	start=$(date +%s)
+	deps
+	bdir=$(kernel)
+	src=$(src_dir)
+	build_modules "$bdir"
+	initrd=$(make_initramfs "$bdir")
+	boot_guest "$bdir" "$initrd" test "$log" || fail=1
+
+	log "kunit.py parse:"
+	python3 "$src/tools/testing/kunit/kunit.py" parse \
+		--json="$OUT/kunit.json" "$log" || fail=1
+	expected=$(( $(cat "$OUT/initramfs/ibpost/nsuites") + 1 ))
+	ran=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sub_groups"]))' \
+		"$OUT/kunit.json" 2>/dev/null || echo 0)
+	if [ "$ran" != "$expected" ]; then
+		log "$ran suites ran, the modules hold $expected"
+		fail=1
+	fi
+	check_log "$log" || fail=1
+	log "test run took $(( $(date +%s) - start )) s"
+	[ $fail = 0 ] || die "the test run failed (console: $log)"
+	log "PASS: $ran suites, kernel log clean"
+}
+
+cmd_demo() {
+	local bdir initrd log=$OUT/console-demo.log
+	deps
+	bdir=$(kernel)
+	build_modules "$bdir"
+	initrd=$(make_initramfs "$bdir")
+	boot_guest "$bdir" "$initrd" demo "$log" || true
+	sed -n '/ibpost_demo: ====/,/ibpost-guest: done/p' "$log" |
+		sed 's/^\[ *[0-9.]*\] //'
+	check_log "$log" || die "the demo failed (console: $log)"
+}
+
+mkdir -p "$OUT"
+case "${1:-}" in
+test) cmd_test ;;
+demo) cmd_demo ;;
+deps) deps ;;
+kernel) deps; kernel ;;
+*) echo "usage: $0 {test|demo|deps|kernel}" >&2; exit 2 ;;
+esac
