@@ -258,6 +258,25 @@ out_unlock:
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST);
 
+/**
+ * ibpost_qp_loopback_av - an address vector for the QP's own port
+ * @qp: the QP
+ * @ah: filled with the port's first GID (RoCE: with its netdev's MAC as
+ *      dmac, which the core resolves only for userspace) or LID
+ *
+ * For rdma_create_ah() on ibpost_dev_pd(): a UD QP sends to another QP of
+ * the same port through such an AH.
+ *
+ * Context: Process context.
+ * Return: 0, -ENODEV when the device is gone, -EADDRNOTAVAIL when the
+ * port has no usable GID, or the error reading it.
+ */
+int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
+{
+	return qp->ibqp ? ibpost_loopback_av(qp, ah) : -ENODEV;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_loopback_av, IBPOST);
+
 /* Fill an address vector that loops back to @qp's own port. */
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 {

@@ -28,4 +28,52 @@ void ibpost_test_qp_destroy(struct kunit *test, struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 				      struct ibpost_qp *qp);
 
+/* Run @fn(@data) when the test ends (6.1 lacks kunit_add_action()). */
+void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data);
+
+/* A kmalloc'd buffer registered for local access, freed at test exit. */
+struct ibpost_test_buf {
+	void *buf;
+	size_t len;
+	struct ibpost_mr *mr;
+};
+
+/*
+ * A connected loopback RC pair with registered buffers on each side:
+ * a->abuf, b->bbuf (local), and on b a buffer the peer may write (bw) and
+ * one it may read (br). NULL callbacks: completions through
+ * ibpost_get_*_comp(). Torn down at test exit: QPs first, then MRs.
+ */
+struct ibpost_test_pair {
+	struct ibpost_dev *dev;
+	struct ibpost_qp *a, *b;
+	struct ibpost_qp_attr got;
+	struct ibpost_test_buf abuf, bbuf, bw, br;
+};
+
+#define IBPOST_TEST_BUF_LEN 8192
+
+struct ibpost_test_pair *ibpost_test_pair(struct kunit *test,
+					  const struct ibpost_qp_attr *attr);
+/* Register @len bytes (kmalloc) on @dev; remote access through @qp. */
+void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
+			  struct ibpost_dev *dev, struct ibpost_qp *qp,
+			  size_t len, int kind);
+void ibpost_test_buf_fini(struct ibpost_test_buf *b);
+enum { IBPOST_TEST_MSGS, IBPOST_TEST_READ, IBPOST_TEST_WRITE };
+
+/* Fill with a pattern derived from @seed. */
+void ibpost_test_fill(void *buf, size_t len, u32 seed);
+
+/* Take one send/recv completion, failing the test on timeout. */
+void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
+			   struct ibpost_comp *comp);
+void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
+			   struct ibpost_comp *comp);
+/* Expect no further send completion within a short wait. */
+void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp);
+
+/* An AH to @qp's own port on ibpost's PD, destroyed at test exit. */
+struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp);
+
 #endif /* _IBPOST_TEST_H */

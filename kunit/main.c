@@ -4,6 +4,7 @@
  * the module is loaded (CONFIG_KUNIT=m), after the guest has made rxe0.
  */
 #include <linux/module.h>
+#include <linux/slab.h>
 #include "ibpost_test.h"
 
 char *ibpost_test_ibdev = "rxe0";
@@ -34,8 +35,7 @@ static void ibpost_test_action_free(struct kunit_resource *res)
 	kfree(a);
 }
 
-static void ibpost_test_defer(struct kunit *test, void (*fn)(void *),
-			      void *data)
+void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data)
 {
 	struct ibpost_test_action *a = kzalloc(sizeof(*a), GFP_KERNEL);
 
@@ -118,6 +118,135 @@ enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
 					     IB_QP_STATE, &init));
 	return qa.qp_state;
+}
+
+void ibpost_test_fill(void *buf, size_t len, u32 seed)
+{
+	u8 *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
+}
+
+void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
+			  struct ibpost_dev *dev, struct ibpost_qp *qp,
+			  size_t len, int kind)
+{
+	b->len = len;
+	b->buf = kzalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->buf);
+	if (kind == IBPOST_TEST_READ)
+		b->mr = ibpost_reg_read(qp, b->buf, len);
+	else if (kind == IBPOST_TEST_WRITE)
+		b->mr = ibpost_reg_write(qp, b->buf, len);
+	else
+		b->mr = ibpost_reg_msgs(dev, b->buf, len);
+	if (IS_ERR(b->mr)) {
+		kfree(b->buf);
+		b->buf = NULL;
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->mr);
+	}
+}
+
+void ibpost_test_buf_fini(struct ibpost_test_buf *b)
+{
+	if (!b->buf)
+		return;
+	WARN_ON(ibpost_dereg_mr(b->mr));
+	kfree(b->buf);
+	b->buf = NULL;
+}
+
+static void ibpost_test_pair_free(void *data)
+{
+	struct ibpost_test_pair *p = data;
+
+	/* The QPs first: their flushes release the MRs' users. */
+	ibpost_qp_destroy(p->a);
+	ibpost_qp_destroy(p->b);
+	ibpost_test_buf_fini(&p->br);
+	ibpost_test_buf_fini(&p->bw);
+	ibpost_test_buf_fini(&p->bbuf);
+	ibpost_test_buf_fini(&p->abuf);
+	ibpost_dev_put(p->dev);
+	kfree(p);
+}
+
+struct ibpost_test_pair *ibpost_test_pair(struct kunit *test,
+					  const struct ibpost_qp_attr *attr)
+{
+	struct ibpost_qp_attr def;
+	struct ibpost_test_pair *p;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->dev = ibpost_dev_get(ibpost_test_ibdev);
+	if (IS_ERR(p->dev)) {
+		kfree(p);
+		KUNIT_ASSERT_FAILURE(test, "no ibpost device %s",
+				     ibpost_test_ibdev);
+	}
+	ibpost_test_defer(test, ibpost_test_pair_free, p);
+	if (!attr) {
+		ibpost_test_attr(&def, IB_QPT_RC);
+		def.max_inline_data = 64;
+		attr = &def;
+	}
+	p->a = ibpost_qp_create(p->dev, attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->a);
+	p->b = ibpost_qp_create(p->dev, attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->b);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(p->a, p->b));
+	ibpost_qp_get_attr(p->a, &p->got);
+	ibpost_test_buf_init(test, &p->abuf, p->dev, NULL,
+			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &p->bbuf, p->dev, NULL,
+			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &p->bw, p->dev, p->b,
+			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_WRITE);
+	ibpost_test_buf_init(test, &p->br, p->dev, p->b,
+			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_READ);
+	return p;
+}
+
+void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
+			   struct ibpost_comp *comp)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_send_comp(qp, comp, 10 * HZ),
+			    "no send completion within 10 s");
+}
+
+void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
+			   struct ibpost_comp *comp)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_recv_comp(qp, comp, 10 * HZ),
+			    "no receive completion within 10 s");
+}
+
+void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
+{
+	struct ibpost_comp comp;
+
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(qp, &comp, HZ / 5));
+}
+
+static void ibpost_test_ah_free(void *data)
+{
+	rdma_destroy_ah(data, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp)
+{
+	struct rdma_ah_attr av;
+	struct ib_ah *ah;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &av));
+	ah = rdma_create_ah(ibpost_dev_pd(ibpost_test_dev(test)), &av,
+			    RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ah);
+	ibpost_test_defer(test, ibpost_test_ah_free, ah);
+	return ah;
 }
 
 MODULE_DESCRIPTION("KUnit suites for ibpost, run against a live RDMA device");

@@ -89,6 +89,7 @@ void *ibpost_qp_priv(struct ibpost_qp *qp);
 void ibpost_qp_get_attr(struct ibpost_qp *qp, struct ibpost_qp_attr *attr);
 int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		     int attr_mask);
+int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
 
 /* ---- Memory registration ---------------------------------------------- */
 

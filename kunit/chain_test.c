@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_chain: every row of the contract's errno table, at the
+ * first, middle and last place of a three-WR chain. For each: the return
+ * value, *bad_wr is the caller's own WR at that place, exactly the WRs
+ * before it complete (their contexts counted), the QP stays in RTS, and a
+ * repost from *bad_wr after fixing the cause completes the rest.
+ *
+ * Suite ibpost_state: posting outside RTS, and in ERR.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "ibpost_test.h"
+
+#define CHAIN_LEN 3
+#define CTX(n) ((void *)(unsigned long)(n))
+
+enum chain_fault {
+	F_OPCODE_UNKNOWN,
+	F_OPCODE_NOT_FOR_RC,
+	F_OPCODE_REG_MR,
+	F_TOO_MANY_SGE,
+	F_INLINE_TOO_LONG,
+	F_INLINE_ON_READ,
+	F_SGE_WITHOUT_MR,
+	F_SGE_OUTSIDE_MR,
+	F_ATOMIC_LENGTH,
+	F_ATOMIC_MISALIGNED,
+	F_UD_WITHOUT_AH,
+	F_NO_SLOTS,
+	F_COUNT
+};
+
+static const char * const chain_fault_name[F_COUNT] = {
+	"opcode_unknown", "opcode_not_for_rc", "opcode_reg_mr",
+	"too_many_sge", "inline_too_long", "inline_on_read",
+	"sge_without_mr", "sge_outside_mr", "atomic_length",
+	"atomic_misaligned", "ud_without_ah", "no_slots",
+};
+
+struct chain_case {
+	enum chain_fault fault;
+	int pos;
+};
+
+#define CC(f) { f, 0 }, { f, 1 }, { f, 2 }
+static const struct chain_case chain_cases[] = {
+	CC(F_OPCODE_UNKNOWN), CC(F_OPCODE_NOT_FOR_RC), CC(F_OPCODE_REG_MR),
+	CC(F_TOO_MANY_SGE), CC(F_INLINE_TOO_LONG), CC(F_INLINE_ON_READ),
+	CC(F_SGE_WITHOUT_MR), CC(F_SGE_OUTSIDE_MR), CC(F_ATOMIC_LENGTH),
+	CC(F_ATOMIC_MISALIGNED), CC(F_UD_WITHOUT_AH), CC(F_NO_SLOTS),
+};
+
+static void chain_case_desc(const struct chain_case *c, char *desc)
+{
+	static const char * const pos[] = { "first", "middle", "last" };
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s",
+		 chain_fault_name[c->fault], pos[c->pos]);
+}
+KUNIT_ARRAY_PARAM(chain_case, chain_cases, chain_case_desc);
+
+/* Everything a chain needs; the WR union is big enough for any kind. */
+struct chain_env {
+	struct ibpost_qp *qp;
+	struct ibpost_qp_attr got;
+	struct ibpost_mr *mr;
+	void *buf;
+	union {
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+		struct ib_ud_wr ud;
+	} wr[CHAIN_LEN];
+	struct ib_sge sge[CHAIN_LEN][32];
+	char inline_buf[1024];
+	/* RC */
+	struct ibpost_test_pair *p;
+	/* UD */
+	struct ib_ah *ah;
+	u32 qpn;
+	void *stray;
+};
+
+static void chain_valid_wr(struct kunit *test, struct chain_env *e, int i)
+{
+	memset(&e->wr[i], 0, sizeof(e->wr[i]));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_mr_sge(e->mr, (u8 *)e->buf + 8 * i, 8,
+				      &e->sge[i][0]));
+	e->wr[i].rdma.wr.wr_id = 100 + i;
+	e->wr[i].rdma.wr.sg_list = e->sge[i];
+	e->wr[i].rdma.wr.num_sge = 1;
+	e->wr[i].rdma.wr.send_flags = IB_SEND_SIGNALED;
+	e->wr[i].rdma.wr.next = i + 1 < CHAIN_LEN ? &e->wr[i + 1].rdma.wr : NULL;
+	if (e->p) {
+		e->wr[i].rdma.wr.opcode = IB_WR_RDMA_WRITE;
+		e->wr[i].rdma.remote_addr =
+			ibpost_mr_remote_addr(e->p->bw.mr) + 8 * i;
+		e->wr[i].rdma.rkey = ibpost_mr_rkey(e->p->bw.mr);
+	} else {
+		e->wr[i].ud.wr.opcode = IB_WR_SEND;
+		e->wr[i].ud.ah = e->ah;
+		e->wr[i].ud.remote_qpn = e->qpn;
+		e->wr[i].ud.remote_qkey = 0x11111111;
+	}
+}
+
+static void chain_apply_fault(struct kunit *test, struct chain_env *e,
+			      enum chain_fault f, int i)
+{
+	struct ib_send_wr *wr = &e->wr[i].rdma.wr;
+	int k;
+
+	switch (f) {
+	case F_OPCODE_UNKNOWN:
+		/* rxe would index its opcode table with this: never let it. */
+		wr->opcode = 0x7f;
+		break;
+	case F_OPCODE_NOT_FOR_RC:
+		wr->opcode = IB_WR_LSO;
+		break;
+	case F_OPCODE_REG_MR:
+		wr->opcode = IB_WR_REG_MR;
+		break;
+	case F_TOO_MANY_SGE:
+		for (k = 0; k <= e->got.max_send_sge && k < 32; k++)
+			e->sge[i][k] = e->sge[i][0];
+		wr->num_sge = e->got.max_send_sge + 1;
+		break;
+	case F_INLINE_TOO_LONG:
+		wr->send_flags |= IB_SEND_INLINE;
+		e->sge[i][0].addr = (uintptr_t)e->inline_buf;
+		e->sge[i][0].length = e->got.max_inline_data + 1;
+		e->sge[i][0].lkey = 0;
+		break;
+	case F_INLINE_ON_READ:
+		wr->opcode = IB_WR_RDMA_READ;
+		wr->send_flags |= IB_SEND_INLINE;
+		break;
+	case F_SGE_WITHOUT_MR:
+		/* A real buffer's DMA address, but nobody registered it. */
+		e->sge[i][0].addr = (uintptr_t)e->stray;
+		break;
+	case F_SGE_OUTSIDE_MR:
+		/* One byte past the end of the registration. */
+		e->sge[i][0].length = IBPOST_TEST_BUF_LEN - 8 * i + 1;
+		break;
+	case F_ATOMIC_LENGTH:
+		wr->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+		e->sge[i][0].length = 4;
+		break;
+	case F_ATOMIC_MISALIGNED:
+		wr->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+		e->sge[i][0].addr += 4;
+		break;
+	case F_UD_WITHOUT_AH:
+		e->wr[i].ud.ah = NULL;
+		break;
+	default:
+		break;
+	}
+}
+
+static void chain_stray_free(void *data)
+{
+	kfree(data);
+}
+
+static void chain_env_init(struct kunit *test, struct chain_env *e,
+			   bool ud)
+{
+	struct ibpost_test_buf *b;
+
+	e->stray = kzalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->stray);
+	ibpost_test_defer(test, chain_stray_free, e->stray);
+	if (!ud) {
+		e->p = ibpost_test_pair(test, NULL);
+		e->qp = e->p->a;
+		e->got = e->p->got;
+		e->mr = e->p->abuf.mr;
+		e->buf = e->p->abuf.buf;
+		return;
+	}
+	e->p = NULL;
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	{
+		struct ibpost_dev *dev = ibpost_test_dev(test);
+		struct ibpost_qp_attr attr;
+
+		ibpost_test_attr(&attr, IB_QPT_UD);
+		attr.max_inline_data = 64;
+		/* The buffer outlives the QP: deferred actions run LIFO. */
+		ibpost_test_buf_init(test, b, dev, NULL, IBPOST_TEST_BUF_LEN,
+				     IBPOST_TEST_MSGS);
+		ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini,
+				  b);
+		e->qp = ibpost_test_qp(test, dev, &attr);
+	}
+	ibpost_qp_get_attr(e->qp, &e->got);
+	e->ah = ibpost_test_loopback_ah(test, e->qp);
+	e->qpn = ibpost_qp_ibqp(e->qp)->qp_num;
+	e->mr = b->mr;
+	e->buf = b->buf;
+}
+
+/* Occupy all send slots but @free_slots, with WRs that cannot complete. */
+static void chain_fill_sq(struct kunit *test, struct chain_env *e,
+			  u32 free_slots)
+{
+	u32 i, fill = e->got.max_send_wr - free_slots;
+
+	/* No receive at the peer: RNR retry (infinite) holds the SQ. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(e->qp, CTX(99), e->buf, 8,
+						  e->mr, IB_SEND_SIGNALED));
+	for (i = 1; i < fill; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_write(e->qp, CTX(98), e->buf, 8,
+					e->mr, 0,
+					ibpost_mr_remote_addr(e->p->bw.mr),
+					ibpost_mr_rkey(e->p->bw.mr)));
+}
+
+static void ibpost_post_send_list_errno_table(struct kunit *test)
+{
+	const struct chain_case *c = test->param_value;
+	const struct ib_send_wr *bad = NULL;
+	struct ibpost_comp comp;
+	struct chain_env *e;
+	int i, expect = c->fault == F_NO_SLOTS ? -ENOMEM : -EINVAL;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	chain_env_init(test, e, c->fault == F_UD_WITHOUT_AH);
+	for (i = 0; i < CHAIN_LEN; i++)
+		chain_valid_wr(test, e, i);
+	chain_apply_fault(test, e, c->fault, c->pos);
+	if (c->fault == F_NO_SLOTS)
+		chain_fill_sq(test, e, c->pos);
+
+	KUNIT_EXPECT_EQ(test, expect,
+			ibpost_post_send_list(e->qp, &e->wr[0].rdma.wr, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, &e->wr[c->pos].rdma.wr);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, e->qp));
+
+	if (c->fault == F_NO_SLOTS) {
+		/* Let the blocked SEND through; the queue drains in order. */
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(e->p->b, CTX(1),
+				e->p->bbuf.buf, e->p->bbuf.len, e->p->bbuf.mr));
+		ibpost_test_send_comp(test, e->qp, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(99), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	}
+	/* Exactly the WRs before bad_wr were queued, and they complete. */
+	for (i = 0; i < c->pos; i++) {
+		ibpost_test_send_comp(test, e->qp, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(100 + i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	}
+	ibpost_test_no_send_comp(test, e->qp);
+
+	/* Fix the cause and repost from bad_wr: the rest completes. */
+	chain_valid_wr(test, e, c->pos);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(e->qp, bad, &bad));
+	KUNIT_EXPECT_NULL(test, bad);
+	for (i = c->pos; i < CHAIN_LEN; i++) {
+		ibpost_test_send_comp(test, e->qp, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(100 + i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	}
+	ibpost_test_no_send_comp(test, e->qp);
+	if (e->p)
+		for (i = 0; i < CHAIN_LEN; i++)
+			KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)e->p->bw.buf + 8 * i,
+							(u8 *)e->buf + 8 * i, 8));
+}
+
+static struct kunit_case ibpost_chain_cases[] = {
+	KUNIT_CASE_PARAM(ibpost_post_send_list_errno_table,
+			 chain_case_gen_params),
+	{}
+};
+
+static struct kunit_suite ibpost_chain_suite = {
+	.name = "ibpost_chain",
+	.test_cases = ibpost_chain_cases,
+};
+
+/* ---- ibpost_state ----------------------------------------------------- */
+
+static const enum ib_qp_state not_rts_states[] = {
+	IB_QPS_RESET, IB_QPS_INIT, IB_QPS_RTR,
+};
+
+static void not_rts_desc(const enum ib_qp_state *s, char *desc)
+{
+	static const char * const n[] = { "RESET", "INIT", "RTR" };
+
+	strscpy(desc, n[*s], KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(not_rts, not_rts_states, not_rts_desc);
+
+/* Move @qp to @state along RESET->INIT->RTR, looped back to @peer. */
+static void state_move(struct kunit *test, struct ibpost_qp *qp,
+		       struct ibpost_qp *peer, enum ib_qp_state state)
+{
+	struct ib_qp_attr qa = {};
+	struct ib_port_attr pattr;
+
+	if (state == IB_QPS_RESET)
+		return;
+	qa.qp_state = IB_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
+			IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS));
+	if (state == IB_QPS_INIT)
+		return;
+	KUNIT_ASSERT_EQ(test, 0, ib_query_port(ibpost_qp_ibqp(qp)->device, 1,
+					       &pattr));
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.path_mtu = pattr.active_mtu;
+	qa.dest_qp_num = ibpost_qp_ibqp(peer)->qp_num;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = 12;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &qa.ah_attr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
+			IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			IB_QP_MIN_RNR_TIMER));
+}
+
+static void ibpost_post_send_outside_rts_is_enotconn(struct kunit *test)
+{
+	enum ib_qp_state state = *(const enum ib_qp_state *)test->param_value;
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *b;
+	struct ib_send_wr wr[2] = {};
+	const struct ib_send_wr *bad = NULL;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp, *peer;
+	struct ib_sge sge;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	ibpost_test_buf_init(test, b, dev, NULL, 64, IBPOST_TEST_MSGS);
+	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	qp = ibpost_test_qp(test, dev, &attr);
+	peer = ibpost_test_qp(test, dev, &attr);
+	state_move(test, qp, peer, state);
+	KUNIT_ASSERT_EQ(test, state, ibpost_test_qp_state(test, qp));
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(b->mr, b->buf, 8, &sge));
+	wr[0].opcode = IB_WR_SEND;
+	wr[0].sg_list = &sge;
+	wr[0].num_sge = 1;
+	wr[0].next = &wr[1];
+	wr[1] = wr[0];
+	wr[1].next = NULL;
+	/* Never reaches the provider: rxe would say -EINVAL here. */
+	KUNIT_EXPECT_EQ(test, -ENOTCONN, ibpost_post_send_list(qp, wr, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[0]);
+	KUNIT_EXPECT_EQ(test, -ENOTCONN, ibpost_post_send(qp, NULL, b->buf, 8,
+							  b->mr, 0));
+	KUNIT_EXPECT_EQ(test, state, ibpost_test_qp_state(test, qp));
+	/* Receives may be posted from INIT on (IBA), not in RESET. */
+	KUNIT_EXPECT_EQ(test, state == IB_QPS_RESET ? -ENOTCONN : 0,
+			ibpost_post_recv(qp, NULL, b->buf, 64, b->mr));
+}
+
+static void ibpost_post_in_err_flushes_each_wr(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	DECLARE_BITMAP(seen, 6) = {};
+	struct ibpost_comp comp;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	/* Signaled or not, each WR posted in ERR comes back flushed. */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(i),
+				p->abuf.buf, 8, p->abuf.mr,
+				i & 1 ? IB_SEND_SIGNALED : 0));
+	for (i = 4; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(i),
+				p->abuf.buf, 8, p->abuf.mr));
+	for (i = 0; i < 4; i++) {
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(
+				(unsigned long)comp.context, seen));
+	}
+	for (i = 4; i < 6; i++) {
+		ibpost_test_recv_comp(test, p->a, &comp);
+		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(
+				(unsigned long)comp.context, seen));
+	}
+	KUNIT_EXPECT_TRUE(test, bitmap_full(seen, 6));
+	ibpost_test_no_send_comp(test, p->a);
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ibpost_test_qp_state(test, p->a));
+}
+
+static void ibpost_failed_unsignaled_wr_returns_context(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_comp comp;
+
+	/* Unsignaled, but it fails (bad rkey): its context must come back. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->a, CTX(1), p->abuf.buf,
+				8, p->abuf.mr, 0,
+				ibpost_mr_remote_addr(p->bw.mr),
+				ibpost_mr_rkey(p->bw.mr) ^ 0x80));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR, comp.status);
+	/* The QP is in ERR now: the next WR is flushed, signaled or not. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(2), p->abuf.buf,
+						  8, p->abuf.mr, 0));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	ibpost_test_no_send_comp(test, p->a);
+}
+
+static struct kunit_case ibpost_state_cases[] = {
+	KUNIT_CASE_PARAM(ibpost_post_send_outside_rts_is_enotconn,
+			 not_rts_gen_params),
+	KUNIT_CASE(ibpost_post_in_err_flushes_each_wr),
+	KUNIT_CASE(ibpost_failed_unsignaled_wr_returns_context),
+	{}
+};
+
+static struct kunit_suite ibpost_state_suite = {
+	.name = "ibpost_state",
+	.test_cases = ibpost_state_cases,
+};
+
+kunit_test_suites(&ibpost_chain_suite, &ibpost_state_suite);

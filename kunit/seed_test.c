@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_seed: the seed operations move real data on the live
+ * device, compared byte for byte, and return their contexts.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "ibpost_test.h"
+
+#define CTX(n) ((void *)(unsigned long)(n))
+
+static void ibpost_post_send_recv_moves_data(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_comp comp;
+	size_t len = 3000;
+
+	ibpost_test_fill(p->abuf.buf, len, 1);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(7), p->bbuf.buf,
+						  p->bbuf.len, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(5), p->abuf.buf,
+						  len, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, IB_WC_SEND, comp.opcode);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(7), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, IB_WC_RECV, comp.opcode);
+	KUNIT_EXPECT_EQ(test, (u32)len, comp.byte_len);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf, p->bbuf.buf, len));
+}
+
+static void ibpost_post_send_inline_without_mr(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	char msg[48] = "inline data needs no memory registration";
+	struct ibpost_comp comp;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), p->bbuf.buf,
+						  p->bbuf.len, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(2), msg,
+						  sizeof(msg), NULL,
+						  IB_SEND_INLINE |
+						  IB_SEND_SIGNALED));
+	/* The stack copy is dead once the post returns: inline copied it. */
+	memset(msg, 0, sizeof(msg));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_EQ(test, (u32)sizeof(msg), comp.byte_len);
+	KUNIT_EXPECT_STREQ(test, (char *)p->bbuf.buf,
+			   "inline data needs no memory registration");
+}
+
+static void ibpost_post_sendv_recvv_gather_scatter(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u8 *a = p->abuf.buf, *b = p->bbuf.buf;
+	struct ibpost_sge out[2] = {
+		{ a + 100, 700, p->abuf.mr }, { a + 4000, 1300, p->abuf.mr },
+	};
+	struct ibpost_sge in[2] = {
+		{ b, 1000, p->bbuf.mr }, { b + 5000, 1000, p->bbuf.mr },
+	};
+	struct ibpost_comp comp;
+
+	ibpost_test_fill(a, p->abuf.len, 3);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recvv(p->b, CTX(1), in, 2));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_sendv(p->a, CTX(2), out, 2,
+						   IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 2000U, comp.byte_len);
+	/* 700 + 300 land in the first piece, the last 1000 in the second. */
+	KUNIT_EXPECT_EQ(test, 0, memcmp(b, a + 100, 700));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(b + 700, a + 4000, 300));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(b + 5000, a + 4300, 1000));
+}
+
+static void ibpost_post_write_reaches_remote_buffer(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u64 raddr = ibpost_mr_remote_addr(p->bw.mr);
+	struct ibpost_comp comp;
+
+	ibpost_test_fill(p->abuf.buf, p->abuf.len, 4);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->a, CTX(9), p->abuf.buf,
+						   4096, p->abuf.mr,
+						   IB_SEND_SIGNALED,
+						   raddr + 512,
+						   ibpost_mr_rkey(p->bw.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(9), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, IB_WC_RDMA_WRITE, comp.opcode);
+	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)p->bw.buf + 512, p->abuf.buf,
+					4096));
+	KUNIT_EXPECT_EQ(test, 0, ((u8 *)p->bw.buf)[511]);
+}
+
+static void ibpost_post_writev_gathers(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u8 *a = p->abuf.buf;
+	struct ibpost_sge sgl[2] = {
+		{ a + 8, 100, p->abuf.mr }, { a + 2048, 200, p->abuf.mr },
+	};
+	struct ibpost_comp comp;
+
+	ibpost_test_fill(a, p->abuf.len, 5);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_writev(p->a, CTX(1), sgl, 2,
+					IB_SEND_SIGNALED,
+					ibpost_mr_remote_addr(p->bw.mr),
+					ibpost_mr_rkey(p->bw.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bw.buf, a + 8, 100));
+	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)p->bw.buf + 100, a + 2048, 200));
+}
+
+static void ibpost_post_read_fetches_remote_buffer(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_comp comp;
+
+	ibpost_test_fill(p->br.buf, p->br.len, 6);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_read(p->a, CTX(3), p->abuf.buf,
+					p->br.len, p->abuf.mr, IB_SEND_SIGNALED,
+					ibpost_mr_remote_addr(p->br.mr),
+					ibpost_mr_rkey(p->br.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(3), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, IB_WC_RDMA_READ, comp.opcode);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf, p->br.buf, p->br.len));
+}
+
+static void ibpost_post_readv_scatters(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u8 *a = p->abuf.buf;
+	struct ibpost_sge sgl[2] = {
+		{ a + 1, 1000, p->abuf.mr }, { a + 6000, 24, p->abuf.mr },
+	};
+	struct ibpost_comp comp;
+
+	ibpost_test_fill(p->br.buf, p->br.len, 7);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_readv(p->a, CTX(4), sgl, 2,
+					IB_SEND_SIGNALED,
+					ibpost_mr_remote_addr(p->br.mr) + 16,
+					ibpost_mr_rkey(p->br.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(a + 1, (u8 *)p->br.buf + 16, 1000));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(a + 6000, (u8 *)p->br.buf + 1016, 24));
+}
+
+static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf sbuf, rbuf;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *x, *y;
+	struct ibpost_comp comp;
+	struct ib_ah *ah;
+
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	attr.qkey = 0x5eed;
+	x = ibpost_test_qp(test, dev, &attr);
+	y = ibpost_test_qp(test, dev, &attr);
+	ah = ibpost_test_loopback_ah(test, x);
+	ibpost_test_buf_init(test, &sbuf, dev, NULL, 1024, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &rbuf, dev, NULL, 1024 + 40,
+			     IBPOST_TEST_MSGS);
+	ibpost_test_fill(sbuf.buf, 1024, 8);
+
+	/* A UD receive starts with the 40-byte GRH. */
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(y, CTX(1), rbuf.buf,
+						  rbuf.len, rbuf.mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_ud_send(x, CTX(2), sbuf.buf,
+					1024, sbuf.mr, IB_SEND_SIGNALED, ah,
+					ibpost_qp_ibqp(y)->qp_num, 0x5eed));
+	ibpost_test_send_comp(test, x, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, y, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 1024U + 40, comp.byte_len);
+	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)rbuf.buf + 40, sbuf.buf, 1024));
+
+	/* Destroy the QPs before their buffers' registrations. */
+	ibpost_test_qp_destroy(test, y);
+	ibpost_test_qp_destroy(test, x);
+	ibpost_test_buf_fini(&rbuf);
+	ibpost_test_buf_fini(&sbuf);
+}
+
+static void ibpost_chain_with_imm_reaches_receiver(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_rdma_wr w = {};
+	struct ib_send_wr s = {};
+	const struct ib_send_wr *bad;
+	struct ib_sge sge[2];
+	struct ibpost_comp comp;
+
+	ibpost_test_fill(p->abuf.buf, 256, 9);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 128,
+					       &sge[0]));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr,
+					       (u8 *)p->abuf.buf + 128, 128,
+					       &sge[1]));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), p->bbuf.buf,
+						  p->bbuf.len, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), p->bbuf.buf,
+						  p->bbuf.len, p->bbuf.mr));
+
+	w.wr.wr_id = 10;
+	w.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	w.wr.send_flags = IB_SEND_SIGNALED;
+	w.wr.sg_list = &sge[0];
+	w.wr.num_sge = 1;
+	w.wr.ex.imm_data = cpu_to_be32(0xfeed);
+	w.remote_addr = ibpost_mr_remote_addr(p->bw.mr);
+	w.rkey = ibpost_mr_rkey(p->bw.mr);
+	w.wr.next = &s;
+	s.wr_id = 11;
+	s.opcode = IB_WR_SEND_WITH_IMM;
+	s.send_flags = IB_SEND_SIGNALED;
+	s.sg_list = &sge[1];
+	s.num_sge = 1;
+	s.ex.imm_data = cpu_to_be32(0xbeef);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &w.wr, &bad));
+	KUNIT_EXPECT_NULL(test, bad);
+
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(10), comp.context);
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(11), comp.context);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_RECV_RDMA_WITH_IMM, comp.opcode);
+	KUNIT_EXPECT_EQ(test, 0xfeedU, comp.imm_data);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bw.buf, p->abuf.buf, 128));
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_RECV, comp.opcode);
+	KUNIT_EXPECT_EQ(test, 0xbeefU, comp.imm_data);
+	KUNIT_EXPECT_EQ(test, 128U, comp.byte_len);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bbuf.buf, (u8 *)p->abuf.buf + 128,
+					128));
+}
+
+static void ibpost_post_send_rejects_bad_buffers(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u8 *a = p->abuf.buf;
+
+	/* No MR without IB_SEND_INLINE; outside the MR, before or after. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL, a, 8, NULL,
+							IB_SEND_SIGNALED));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL, a + 8000,
+							400, p->abuf.mr, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL, a - 1, 8,
+							p->abuf.mr, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_recv(p->b, NULL, a, 8,
+							p->bbuf.mr));
+	/* Unknown send flags; inline on a READ. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL, a, 8,
+							p->abuf.mr, 1 << 20));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_read(p->a, NULL, a, 8, NULL,
+							IB_SEND_INLINE, 0, 0));
+	ibpost_test_no_send_comp(test, p->a);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, p->a));
+}
+
+static struct kunit_case ibpost_seed_cases[] = {
+	KUNIT_CASE(ibpost_post_send_recv_moves_data),
+	KUNIT_CASE(ibpost_post_send_inline_without_mr),
+	KUNIT_CASE(ibpost_post_sendv_recvv_gather_scatter),
+	KUNIT_CASE(ibpost_post_write_reaches_remote_buffer),
+	KUNIT_CASE(ibpost_post_writev_gathers),
+	KUNIT_CASE(ibpost_post_read_fetches_remote_buffer),
+	KUNIT_CASE(ibpost_post_readv_scatters),
+	KUNIT_CASE(ibpost_post_ud_send_delivers_datagram),
+	KUNIT_CASE(ibpost_chain_with_imm_reaches_receiver),
+	KUNIT_CASE(ibpost_post_send_rejects_bad_buffers),
+	{}
+};
+
+static struct kunit_suite ibpost_seed_suite = {
+	.name = "ibpost_seed",
+	.test_cases = ibpost_seed_cases,
+};
+
+kunit_test_suites(&ibpost_seed_suite);

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_sq: send queue accounting. The SQ never overflows, forced
+ * signals keep unsignaled streams reclaimable and stay invisible, and
+ * every signaled context comes back exactly once. White-box where the
+ * slot count is checked.
+ */
+#include <linux/module.h>
+#include <linux/delay.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include "ibpost_test.h"
+#include "../drivers/ibpost_internal.h"
+
+#define CTX(n) ((void *)(unsigned long)(n))
+
+static u32 sq_used(struct ibpost_qp *qp)
+{
+	u32 used;
+
+	spin_lock_bh(&qp->sq.lock);
+	used = qp->sq.head - qp->sq.tail;
+	spin_unlock_bh(&qp->sq.lock);
+	return used;
+}
+
+static struct ibpost_test_pair *sq_pair(struct kunit *test, u32 interval)
+{
+	struct ibpost_qp_attr attr;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_wr = 16;
+	attr.signal_interval = interval;
+	return ibpost_test_pair(test, &attr);
+}
+
+static int sq_write(struct ibpost_test_pair *p, void *ctx, int flags)
+{
+	return ibpost_post_write(p->a, ctx, p->abuf.buf, 8, p->abuf.mr, flags,
+				 ibpost_mr_remote_addr(p->bw.mr),
+				 ibpost_mr_rkey(p->bw.mr));
+}
+
+static void ibpost_sq_unsignaled_stream_never_overflows(struct kunit *test)
+{
+	struct ibpost_test_pair *p = sq_pair(test, 4);
+	int i, ret, full = 0, other = 0;
+	struct ibpost_comp comp;
+
+	for (i = 0; i < 2000; i++) {
+		while ((ret = sq_write(p, CTX(1000 + i), 0)) == -ENOMEM) {
+			full++;
+			usleep_range(50, 100);
+		}
+		if (ret)
+			other++;
+		KUNIT_ASSERT_LE(test, sq_used(p->a), p->got.max_send_wr);
+	}
+	KUNIT_EXPECT_EQ(test, 0, other);
+	/* One signaled WR at the end reclaims every slot before it. */
+	KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(1), IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_no_send_comp(test, p->a);
+	KUNIT_EXPECT_EQ(test, 0U, sq_used(p->a));
+	kunit_info(test, "2000 unsignaled WRs, -ENOMEM %d times, all reclaimed",
+		   full);
+}
+
+static void ibpost_sq_forces_signal_every_interval(struct kunit *test)
+{
+	struct ibpost_test_pair *p = sq_pair(test, 4);
+	struct ib_rdma_wr wr[8] = {};
+	const struct ib_send_wr *bad;
+	struct ibpost_comp comp;
+	struct ib_sge sge;
+	u32 start, i;
+
+	KUNIT_ASSERT_EQ(test, 4U, p->got.signal_interval);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 8,
+					       &sge));
+	for (i = 0; i < 8; i++) {
+		wr[i].wr.wr_id = i;
+		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[i].wr.sg_list = &sge;
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.next = i < 7 ? &wr[i + 1].wr : NULL;
+		wr[i].remote_addr = ibpost_mr_remote_addr(p->bw.mr);
+		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
+	}
+	wr[5].wr.send_flags = IB_SEND_SIGNALED;
+	spin_lock_bh(&p->a->sq.lock);
+	start = p->a->sq.head;
+	spin_unlock_bh(&p->a->sq.lock);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr, &bad));
+	/*
+	 * 0..3: the 4th is forced; 4, 5 (asked), then 6..9 would force the
+	 * 9th: in this chain only slots 3 and 5 are signaled.
+	 */
+	for (i = 0; i < 8; i++) {
+		struct ibpost_slot *s =
+			&p->a->sq.slots[(start + i) % p->a->sq.depth];
+
+		KUNIT_EXPECT_EQ_MSG(test, i == 3 || i == 5, s->signaled,
+				    "slot %u", i);
+	}
+	/* Only the caller's signaled WR is shown. */
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	ibpost_test_no_send_comp(test, p->a);
+}
+
+#define MIXED_WRS 600
+
+static void ibpost_sq_mixed_chains_contexts_once(struct kunit *test)
+{
+	struct ibpost_test_pair *p = sq_pair(test, 8);
+	struct ib_rdma_wr wr[8] = {};
+	const struct ib_send_wr *bad;
+	struct rnd_state rnd;
+	unsigned long *seen;
+	struct ibpost_comp comp;
+	struct ib_sge sge;
+	int posted = 0, signaled = 0, got = 0, dups = 0, ret, i, n;
+
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(MIXED_WRS), sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	prandom_seed_state(&rnd, 0x1b905);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 64,
+					       &sge));
+	while (posted < MIXED_WRS) {
+		n = min_t(int, 1 + prandom_u32_state(&rnd) % 8,
+			  MIXED_WRS - posted);
+		for (i = 0; i < n; i++) {
+			wr[i].wr.wr_id = posted + i;
+			wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+			wr[i].wr.sg_list = &sge;
+			wr[i].wr.num_sge = 1;
+			wr[i].wr.send_flags = prandom_u32_state(&rnd) & 1 ?
+					      IB_SEND_SIGNALED : 0;
+			wr[i].wr.next = i + 1 < n ? &wr[i + 1].wr : NULL;
+			wr[i].remote_addr = ibpost_mr_remote_addr(p->bw.mr);
+			wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
+		}
+		bad = &wr[0].wr;
+		do {
+			ret = ibpost_post_send_list(p->a, bad, &bad);
+			/* Take completions while waiting for room. */
+			while (ibpost_get_send_comp(p->a, &comp, 0) == 1) {
+				got++;
+				if (__test_and_set_bit((unsigned long)comp.context,
+						       seen))
+					dups++;
+			}
+		} while (ret == -ENOMEM);
+		KUNIT_ASSERT_EQ(test, 0, ret);
+		for (i = 0; i < n; i++)
+			signaled += !!(wr[i].wr.send_flags & IB_SEND_SIGNALED);
+		posted += n;
+	}
+	while (got < signaled &&
+	       ibpost_get_send_comp(p->a, &comp, 5 * HZ) == 1) {
+		got++;
+		if (__test_and_set_bit((unsigned long)comp.context, seen))
+			dups++;
+	}
+	KUNIT_EXPECT_EQ(test, signaled, got);
+	KUNIT_EXPECT_EQ(test, 0, dups);
+	KUNIT_EXPECT_EQ(test, signaled, (int)bitmap_weight(seen, MIXED_WRS));
+	ibpost_test_no_send_comp(test, p->a);
+}
+
+static struct kunit_case ibpost_sq_cases[] = {
+	KUNIT_CASE(ibpost_sq_unsignaled_stream_never_overflows),
+	KUNIT_CASE(ibpost_sq_forces_signal_every_interval),
+	KUNIT_CASE(ibpost_sq_mixed_chains_contexts_once),
+	{}
+};
+
+static struct kunit_suite ibpost_sq_suite = {
+	.name = "ibpost_sq",
+	.test_cases = ibpost_sq_cases,
+};
+
+kunit_test_suites(&ibpost_sq_suite);
