@@ -156,6 +156,7 @@ struct ibpost_slot {
  * @done_fn: the consumer's callback, or NULL to queue on @done
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @signal_interval: force a signal at least this often
+ * @provider_errors: posts the provider refused after ibpost's checks passed
  * @max_sge: SGEs per WR, the size of each slot's MR array
  * @mr_array: the slots' MR arrays, @depth * @max_sge entries
  * @is_send: this is the send queue
@@ -174,6 +175,7 @@ struct ibpost_queue {
 			const struct ib_wc *wc);
 	u32 since_signal;
 	u32 signal_interval;
+	u32 provider_errors;
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
 	bool is_send;

@@ -123,6 +123,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_reg_msgs, IBPOST);
 static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr)
 {
 	struct ibpost_sync *sync;
+	unsigned long done;
 	int ret;
 
 	sync = kzalloc(sizeof(*sync), GFP_KERNEL);
@@ -138,15 +139,19 @@ static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr)
 	if (qp->attr.poll_ctx == IB_POLL_DIRECT) {
 		unsigned long deadline = jiffies + IBPOST_SYNC_TIMEOUT;
 
-		while (!wait_for_completion_timeout(&sync->done, 1) &&
+		/* Nobody else polls a DIRECT CQ: poll it while waiting. */
+		while (!(done = wait_for_completion_timeout(&sync->done, 1)) &&
 		       time_before(jiffies, deadline)) {
 			mutex_lock(&qp->dev->qp_lock);
 			if (qp->ibqp)
 				ib_process_cq_direct(qp->sq.cq, -1);
 			mutex_unlock(&qp->dev->qp_lock);
 		}
+	} else {
+		done = wait_for_completion_timeout(&sync->done,
+						   IBPOST_SYNC_TIMEOUT);
 	}
-	if (!wait_for_completion_timeout(&sync->done, IBPOST_SYNC_TIMEOUT))
+	if (!done)
 		ret = -ETIMEDOUT;
 	else if (sync->status != IB_WC_SUCCESS)
 		ret = -EIO;

@@ -213,6 +213,7 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 		pret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
 	if (!pret)
 		return n;
+	q->provider_errors++;
 
 	if (q->is_send)
 		bs = sbad ? container_of(sbad, struct ibpost_slot, wr.send) : first;

@@ -25,13 +25,15 @@ struct ibpost_seed {
 };
 
 static int ibpost_seed_sgl(struct ibpost_seed *s, struct ibpost_sge *sgl,
-			   int nsge, int flags)
+			   int nsge, int flags, u32 granted)
 {
 	int i;
 
-	if (nsge < 0 || nsge > IBPOST_SEED_MAX_SGE || (nsge && !sgl)) {
-		pr_warn_ratelimited("post: %d SGEs, at most %d per seed operation\n",
-				    nsge, IBPOST_SEED_MAX_SGE);
+	/* Checked before @sgl is read: never walk past what may exist. */
+	if (nsge < 0 || nsge > granted || nsge > IBPOST_SEED_MAX_SGE ||
+	    (nsge && !sgl)) {
+		pr_warn_ratelimited("post: %d SGEs, at most %u granted (and %d per seed operation)\n",
+				    nsge, granted, IBPOST_SEED_MAX_SGE);
 		return -EINVAL;
 	}
 	s->nsge = nsge;
@@ -67,7 +69,7 @@ static int ibpost_seed_one(struct ibpost_seed *s, void *addr, size_t length,
 
 	if (length > U32_MAX)
 		return -EINVAL;
-	return ibpost_seed_sgl(s, &sge, 1, flags);
+	return ibpost_seed_sgl(s, &sge, 1, flags, 1);
 }
 
 static int ibpost_seed_post(struct ibpost_qp *qp, struct ibpost_seed *s,
@@ -139,7 +141,7 @@ int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
 	struct ibpost_seed s;
 	int ret;
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, flags);
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
 	return ret ?: ibpost_seed_post(qp, &s, &wr, context, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST);
@@ -194,7 +196,7 @@ int ibpost_post_recvv(struct ibpost_qp *qp, void *context,
 	struct ibpost_seed s;
 	int ret;
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, 0);
+	ret = ibpost_seed_sgl(&s, sgl, nsge, 0, qp->attr.max_recv_sge);
 	return ret ?: ibpost_seed_recv(qp, &s, context);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST);
@@ -246,7 +248,7 @@ int ibpost_post_readv(struct ibpost_qp *qp, void *context,
 	struct ibpost_seed s;
 	int ret;
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, flags);
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
 	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context,
 				       flags, remote_addr, rkey);
 }
@@ -299,7 +301,7 @@ int ibpost_post_writev(struct ibpost_qp *qp, void *context,
 	struct ibpost_seed s;
 	int ret;
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, flags);
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
 	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context,
 				       flags, remote_addr, rkey);
 }

@@ -55,6 +55,9 @@ struct ibpost_test_pair {
 
 struct ibpost_test_pair *ibpost_test_pair(struct kunit *test,
 					  const struct ibpost_qp_attr *attr);
+struct ibpost_test_pair *ibpost_test_pair_len(struct kunit *test,
+					      const struct ibpost_qp_attr *attr,
+					      size_t len);
 /* Register @len bytes (kmalloc) on @dev; remote access through @qp. */
 void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
 			  struct ibpost_dev *dev, struct ibpost_qp *qp,

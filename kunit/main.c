@@ -176,6 +176,13 @@ static void ibpost_test_pair_free(void *data)
 struct ibpost_test_pair *ibpost_test_pair(struct kunit *test,
 					  const struct ibpost_qp_attr *attr)
 {
+	return ibpost_test_pair_len(test, attr, IBPOST_TEST_BUF_LEN);
+}
+
+struct ibpost_test_pair *ibpost_test_pair_len(struct kunit *test,
+					      const struct ibpost_qp_attr *attr,
+					      size_t len)
+{
 	struct ibpost_qp_attr def;
 	struct ibpost_test_pair *p;
 
@@ -199,14 +206,14 @@ struct ibpost_test_pair *ibpost_test_pair(struct kunit *test,
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->b);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(p->a, p->b));
 	ibpost_qp_get_attr(p->a, &p->got);
-	ibpost_test_buf_init(test, &p->abuf, p->dev, NULL,
-			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_MSGS);
-	ibpost_test_buf_init(test, &p->bbuf, p->dev, NULL,
-			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_MSGS);
-	ibpost_test_buf_init(test, &p->bw, p->dev, p->b,
-			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_WRITE);
-	ibpost_test_buf_init(test, &p->br, p->dev, p->b,
-			     IBPOST_TEST_BUF_LEN, IBPOST_TEST_READ);
+	ibpost_test_buf_init(test, &p->abuf, p->dev, NULL, len,
+			     IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &p->bbuf, p->dev, NULL, len,
+			     IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &p->bw, p->dev, p->b, len,
+			     IBPOST_TEST_WRITE);
+	ibpost_test_buf_init(test, &p->br, p->dev, p->b, len,
+			     IBPOST_TEST_READ);
 	return p;
 }
 

@@ -32,7 +32,7 @@ die() { log "FAIL: $*"; exit 1; }
 
 PACKAGES="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
 	  dwarves python3 qemu-system-x86 busybox-static iproute2 kmod cpio
-	  xz-utils sparse"
+	  xz-utils sparse rsync binutils"
 
 deps() {
 	[ "${IBPOST_NO_APT:-0}" = 1 ] && return 0
