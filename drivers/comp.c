@@ -278,7 +278,7 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 	bool direct = q->qp->attr.poll_ctx == IB_POLL_DIRECT;
 	unsigned long deadline = jiffies + max(timeout, 0L);
 	struct ibpost_slot *slot;
-	long ret;
+	long ret, wait;
 
 	if (q->done_fn)
 		return -EINVAL;
@@ -300,9 +300,10 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 		if (time_after_eq(jiffies, deadline))
 			return 0;
 		/* Nobody else polls a DIRECT CQ: look again every tick. */
+		wait = direct ? 1 : (long)(deadline - jiffies);
 		ret = wait_event_interruptible_timeout(q->wait,
-				!list_empty(&q->done),
-				direct ? 1 : (long)(deadline - jiffies));
+						       !list_empty(&q->done),
+						       wait);
 		if (ret < 0)
 			return ret;
 	}

@@ -18,16 +18,9 @@
 
 static struct dentry *ibpost_debugfs_root;
 
-static void ibpost_debugfs_show_dev(struct ibpost_dev *dev, void *arg)
-{
-	struct seq_file *m = arg;
-
-	seq_printf(m, "%s qps %u\n", dev->name, READ_ONCE(dev->nr_qps));
-}
-
 static int devices_show(struct seq_file *m, void *unused)
 {
-	ibpost_for_each_dev(ibpost_debugfs_show_dev, m);
+	ibpost_show_devs(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(devices);
@@ -71,10 +64,12 @@ void ibpost_debugfs_init(void)
 	ibpost_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("devices", 0400, ibpost_debugfs_root, NULL,
 			    &devices_fops);
+	ibpost_fault_init(ibpost_debugfs_root);
 }
 
 void ibpost_debugfs_exit(void)
 {
+	ibpost_fault_exit();
 	debugfs_remove_recursive(ibpost_debugfs_root);
 	ibpost_debugfs_root = NULL;
 }

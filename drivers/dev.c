@@ -22,6 +22,7 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/seq_file.h>
 #include "ibpost_internal.h"
 
 static DEFINE_MUTEX(ibpost_client_mutex);
@@ -111,14 +112,14 @@ struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_dev_pd, IBPOST);
 
-void ibpost_for_each_dev(void (*fn)(struct ibpost_dev *dev, void *arg),
-			 void *arg)
+/* debugfs "devices": one line per device, under the client lock. */
+void ibpost_show_devs(struct seq_file *m)
 {
 	struct ibpost_dev *dev;
 
 	mutex_lock(&ibpost_client_mutex);
 	list_for_each_entry(dev, &ibpost_devs, node)
-		fn(dev, arg);
+		seq_printf(m, "%s qps %u\n", dev->name, READ_ONCE(dev->nr_qps));
 	mutex_unlock(&ibpost_client_mutex);
 }
 

@@ -13,6 +13,8 @@
 #include <linux/completion.h>
 #include <linux/workqueue.h>
 #include <linux/scatterlist.h>
+#include <linux/jump_label.h>
+#include <linux/seq_file.h>
 #include <rdma/ibpost.h>
 
 /* dev->flags */
@@ -42,10 +44,10 @@ struct ibpost_dev {
 	struct ib_pd *pd;
 	unsigned long flags;
 	struct list_head node;
-	struct mutex qp_lock;
+	struct mutex qp_lock;	/* see the kernel-doc above */
 	struct list_head qps;
 	unsigned int nr_qps;
-	spinlock_t mr_lock;
+	spinlock_t mr_lock;	/* protects @mrs */
 	struct list_head mrs;
 	struct dentry *debugfs;
 	char name[IB_DEVICE_NAME_MAX];
@@ -158,11 +160,12 @@ struct ibpost_slot {
  * @signal_interval: force a signal at least this often
  * @provider_errors: posts the provider refused after ibpost's checks passed
  * @max_sge: SGEs per WR, the size of each slot's MR array
- * @mr_array: the slots' MR arrays, @depth * @max_sge entries
+ * @mr_array: the slots' MR arrays, (@depth + 1) * @max_sge entries
+ * @spare: where the MRs of a WR that finds no free slot are looked up
  * @is_send: this is the send queue
  */
 struct ibpost_queue {
-	spinlock_t lock;
+	spinlock_t lock;	/* posting and completion bookkeeping */
 	struct ibpost_qp *qp;
 	struct ib_cq *cq;
 	struct ibpost_slot *slots;
@@ -178,6 +181,7 @@ struct ibpost_queue {
 	u32 provider_errors;
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
+	struct ibpost_slot spare;
 	bool is_send;
 };
 
@@ -229,9 +233,8 @@ struct ibpost_qp {
 void ibpost_dev_release(struct kref *ref);
 int ibpost_client_init(void);
 void ibpost_client_exit(void);
-/* Call @fn for every live device under the client lock. */
-void ibpost_for_each_dev(void (*fn)(struct ibpost_dev *dev, void *arg),
-			 void *arg);
+struct seq_file;
+void ibpost_show_devs(struct seq_file *m);
 
 /* qp.c */
 void ibpost_qp_teardown(struct ibpost_qp *qp);
@@ -268,6 +271,19 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr,
 			 struct ibpost_mr **mrs);
 void ibpost_flush_work(struct work_struct *work);
+
+/* fault.c */
+DECLARE_STATIC_KEY_FALSE(ibpost_fault_key);
+int __ibpost_fault_check(void);
+static inline int ibpost_fault_check(void)
+{
+	if (static_branch_unlikely(&ibpost_fault_key))
+		return __ibpost_fault_check();
+	return 0;
+}
+
+void ibpost_fault_init(struct dentry *root);
+void ibpost_fault_exit(void);
 
 /* debugfs.c */
 void ibpost_debugfs_init(void);

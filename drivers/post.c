@@ -67,8 +67,10 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
-	case IB_WR_LOCAL_INV:
 		return sizeof(struct ib_send_wr);
+	case IB_WR_LOCAL_INV:
+		/* Keys are ibpost's: a consumer could revoke another's MR. */
+		return internal ? sizeof(struct ib_send_wr) : 0;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
@@ -250,19 +252,28 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		ret = ibpost_send_check(qp, cur, !!sync);
 		if (ret)
 			break;
-		if (used + n >= q->depth) {
-			ret = -ENOMEM;
-			break;
-		}
+		/* An invalid WR is -EINVAL even when no slot is left. */
 		slot = &q->slots[q->head % q->depth];
 		nmr = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
+			if (used + n >= q->depth)
+				slot = &q->spare;
 			nmr = ibpost_sges_to_mrs(qp, cur->sg_list, cur->num_sge,
 						 mrs, slot->mrs);
 			if (nmr < 0) {
 				ret = nmr;
 				break;
 			}
+		}
+		if (used + n >= q->depth) {
+			ibpost_mr_put_users(slot->mrs, nmr);
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sync ? 0 : ibpost_fault_check();
+		if (ret) {
+			ibpost_mr_put_users(slot->mrs, nmr);
+			break;
 		}
 
 		user_sig = cur->send_flags & IB_SEND_SIGNALED;
@@ -344,15 +355,23 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			ret = -EINVAL;
 			break;
 		}
-		if (used + n >= q->depth) {
-			ret = -ENOMEM;
-			break;
-		}
-		slot = &q->slots[q->head % q->depth];
+		/* An invalid WR is -EINVAL even when no slot is left. */
+		slot = used + n >= q->depth ? &q->spare :
+					      &q->slots[q->head % q->depth];
 		nmr = ibpost_sges_to_mrs(qp, cur->sg_list, cur->num_sge, mrs,
 					 slot->mrs);
 		if (nmr < 0) {
 			ret = nmr;
+			break;
+		}
+		if (used + n >= q->depth) {
+			ibpost_mr_put_users(slot->mrs, nmr);
+			ret = -ENOMEM;
+			break;
+		}
+		ret = ibpost_fault_check();
+		if (ret) {
+			ibpost_mr_put_users(slot->mrs, nmr);
 			break;
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,

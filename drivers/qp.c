@@ -101,7 +101,7 @@ static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 
 	q->max_sge = max_t(u32, max_sge, 1);
 	q->slots = kvcalloc(depth, sizeof(*q->slots), GFP_KERNEL);
-	q->mr_array = kvcalloc((size_t)depth * q->max_sge,
+	q->mr_array = kvcalloc((size_t)(depth + 1) * q->max_sge,
 			       sizeof(*q->mr_array), GFP_KERNEL);
 	if (!q->slots || !q->mr_array) {
 		kvfree(q->slots);
@@ -110,6 +110,7 @@ static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	}
 	for (i = 0; i < depth; i++)
 		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
+	q->spare.mrs = &q->mr_array[(size_t)depth * q->max_sge];
 	q->depth = depth;
 	return 0;
 }
@@ -368,7 +369,12 @@ static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IB_QPS_RTS;
 	qa.timeout = 14;
-	qa.retry_cnt = 7;
+	/*
+	 * Bounded on every provider: rxe treats retry_cnt 7 as "retry
+	 * forever" (rxe_comp.c, COMPST_ERROR_RETRY), so a dead peer would
+	 * hold the WRs until the QP is destroyed.
+	 */
+	qa.retry_cnt = 6;
 	qa.rnr_retry = 7;
 	qa.sq_psn = 0;
 	qa.max_rd_atomic = 8;

@@ -43,12 +43,19 @@ struct chain_case {
 	int pos;
 };
 
-#define CC(f) { f, 0 }, { f, 1 }, { f, 2 }
 static const struct chain_case chain_cases[] = {
-	CC(F_OPCODE_UNKNOWN), CC(F_OPCODE_NOT_FOR_RC), CC(F_OPCODE_REG_MR),
-	CC(F_TOO_MANY_SGE), CC(F_INLINE_TOO_LONG), CC(F_INLINE_ON_READ),
-	CC(F_SGE_WITHOUT_MR), CC(F_SGE_OUTSIDE_MR), CC(F_ATOMIC_LENGTH),
-	CC(F_ATOMIC_MISALIGNED), CC(F_UD_WITHOUT_AH), CC(F_NO_SLOTS),
+	{ F_OPCODE_UNKNOWN, 0 }, { F_OPCODE_UNKNOWN, 1 }, { F_OPCODE_UNKNOWN, 2 },
+	{ F_OPCODE_NOT_FOR_RC, 0 }, { F_OPCODE_NOT_FOR_RC, 1 }, { F_OPCODE_NOT_FOR_RC, 2 },
+	{ F_OPCODE_REG_MR, 0 }, { F_OPCODE_REG_MR, 1 }, { F_OPCODE_REG_MR, 2 },
+	{ F_TOO_MANY_SGE, 0 }, { F_TOO_MANY_SGE, 1 }, { F_TOO_MANY_SGE, 2 },
+	{ F_INLINE_TOO_LONG, 0 }, { F_INLINE_TOO_LONG, 1 }, { F_INLINE_TOO_LONG, 2 },
+	{ F_INLINE_ON_READ, 0 }, { F_INLINE_ON_READ, 1 }, { F_INLINE_ON_READ, 2 },
+	{ F_SGE_WITHOUT_MR, 0 }, { F_SGE_WITHOUT_MR, 1 }, { F_SGE_WITHOUT_MR, 2 },
+	{ F_SGE_OUTSIDE_MR, 0 }, { F_SGE_OUTSIDE_MR, 1 }, { F_SGE_OUTSIDE_MR, 2 },
+	{ F_ATOMIC_LENGTH, 0 }, { F_ATOMIC_LENGTH, 1 }, { F_ATOMIC_LENGTH, 2 },
+	{ F_ATOMIC_MISALIGNED, 0 }, { F_ATOMIC_MISALIGNED, 1 }, { F_ATOMIC_MISALIGNED, 2 },
+	{ F_UD_WITHOUT_AH, 0 }, { F_UD_WITHOUT_AH, 1 }, { F_UD_WITHOUT_AH, 2 },
+	{ F_NO_SLOTS, 0 }, { F_NO_SLOTS, 1 }, { F_NO_SLOTS, 2 },
 };
 
 static void chain_case_desc(const struct chain_case *c, char *desc)
@@ -58,6 +65,7 @@ static void chain_case_desc(const struct chain_case *c, char *desc)
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s",
 		 chain_fault_name[c->fault], pos[c->pos]);
 }
+
 KUNIT_ARRAY_PARAM(chain_case, chain_cases, chain_case_desc);
 
 /* Everything a chain needs; the WR union is big enough for any kind. */
@@ -217,9 +225,9 @@ static void chain_fill_sq(struct kunit *test, struct chain_env *e,
 	for (i = 1; i < fill; i++)
 		KUNIT_ASSERT_EQ(test, 0,
 				ibpost_post_write(e->qp, CTX(98), e->buf, 8,
-					e->mr, 0,
-					ibpost_mr_remote_addr(e->p->bw.mr),
-					ibpost_mr_rkey(e->p->bw.mr)));
+						  e->mr, 0,
+						  ibpost_mr_remote_addr(e->p->bw.mr),
+						  ibpost_mr_rkey(e->p->bw.mr)));
 }
 
 static void ibpost_post_send_list_errno_table(struct kunit *test)
@@ -246,8 +254,9 @@ static void ibpost_post_send_list_errno_table(struct kunit *test)
 
 	if (c->fault == F_NO_SLOTS) {
 		/* Let the blocked SEND through; the queue drains in order. */
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(e->p->b, CTX(1),
-				e->p->bbuf.buf, e->p->bbuf.len, e->p->bbuf.mr));
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(e->p->b, CTX(1), e->p->bbuf.buf,
+						 e->p->bbuf.len, e->p->bbuf.mr));
 		ibpost_test_send_comp(test, e->qp, &comp);
 		KUNIT_EXPECT_PTR_EQ(test, CTX(99), comp.context);
 		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
@@ -299,6 +308,7 @@ static void not_rts_desc(const enum ib_qp_state *s, char *desc)
 
 	strscpy(desc, n[*s], KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(not_rts, not_rts_states, not_rts_desc);
 
 /* Move @qp to @state along RESET->INIT->RTR, looped back to @peer. */
@@ -382,23 +392,27 @@ static void ibpost_post_in_err_flushes_each_wr(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
 	/* Signaled or not, each WR posted in ERR comes back flushed. */
 	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(i),
-				p->abuf.buf, 8, p->abuf.mr,
-				i & 1 ? IB_SEND_SIGNALED : 0));
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i), p->abuf.buf, 8,
+						 p->abuf.mr,
+						 i & 1 ? IB_SEND_SIGNALED : 0));
 	for (i = 4; i < 6; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(i),
-				p->abuf.buf, 8, p->abuf.mr));
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->a, CTX(i), p->abuf.buf, 8,
+						 p->abuf.mr));
 	for (i = 0; i < 4; i++) {
 		ibpost_test_send_comp(test, p->a, &comp);
 		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
-		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(
-				(unsigned long)comp.context, seen));
+		KUNIT_EXPECT_FALSE(test,
+				   __test_and_set_bit((unsigned long)comp.context,
+						      seen));
 	}
 	for (i = 4; i < 6; i++) {
 		ibpost_test_recv_comp(test, p->a, &comp);
 		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
-		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(
-				(unsigned long)comp.context, seen));
+		KUNIT_EXPECT_FALSE(test,
+				   __test_and_set_bit((unsigned long)comp.context,
+						      seen));
 	}
 	KUNIT_EXPECT_TRUE(test, bitmap_full(seen, 6));
 	ibpost_test_no_send_comp(test, p->a);
@@ -411,10 +425,11 @@ static void ibpost_failed_unsignaled_wr_returns_context(struct kunit *test)
 	struct ibpost_comp comp;
 
 	/* Unsignaled, but it fails (bad rkey): its context must come back. */
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->a, CTX(1), p->abuf.buf,
-				8, p->abuf.mr, 0,
-				ibpost_mr_remote_addr(p->bw.mr),
-				ibpost_mr_rkey(p->bw.mr) ^ 0x80));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_write(p->a, CTX(1), p->abuf.buf, 8,
+					  p->abuf.mr, 0,
+					  ibpost_mr_remote_addr(p->bw.mr),
+					  ibpost_mr_rkey(p->bw.mr) ^ 0x80));
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
 	KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR, comp.status);

@@ -36,6 +36,7 @@ static void data_case_desc(const struct data_case *c, char *desc)
 
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%u", op[c->op], c->len);
 }
+
 KUNIT_ARRAY_PARAM(data_case, data_cases, data_case_desc);
 
 static struct ibpost_test_pair *data_pair(struct kunit *test)
@@ -63,7 +64,7 @@ static void ibpost_data_seed_op_sizes(struct kunit *test)
 		dst = p->bbuf.buf;
 		ibpost_test_fill(src, c->len, c->len);
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), dst,
-				DATA_LEN, p->bbuf.mr));
+							  DATA_LEN, p->bbuf.mr));
 		ret = ibpost_post_send(p->a, CTX(1), src, c->len, p->abuf.mr,
 				       IB_SEND_SIGNALED);
 		break;
@@ -171,18 +172,20 @@ static void ibpost_data_vector_ops_max_sge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(flat, flat2, total));
 
 	/* writev: the pieces land contiguously at the remote address. */
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_writev(p->a, CTX(3), out, ns,
-				IB_SEND_SIGNALED, ibpost_mr_remote_addr(p->bw.mr),
-				ibpost_mr_rkey(p->bw.mr)));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_writev(p->a, CTX(3), out, ns, IB_SEND_SIGNALED,
+					   ibpost_mr_remote_addr(p->bw.mr),
+					   ibpost_mr_rkey(p->bw.mr)));
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(flat, p->bw.buf, total));
 
 	/* readv: contiguous remote bytes scatter over the pieces. */
 	memset(p->abuf.buf, 0, DATA_LEN);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_readv(p->a, CTX(4), out, ns,
-				IB_SEND_SIGNALED, ibpost_mr_remote_addr(p->br.mr),
-				ibpost_mr_rkey(p->br.mr)));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_readv(p->a, CTX(4), out, ns, IB_SEND_SIGNALED,
+					  ibpost_mr_remote_addr(p->br.mr),
+					  ibpost_mr_rkey(p->br.mr)));
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	data_gather(flat, out, ns);
@@ -252,9 +255,11 @@ static void ibpost_data_ud_send_sizes(struct kunit *test)
 		memset(rbuf.buf, 0, rbuf.len);
 		KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(y, CTX(1), rbuf.buf,
 							  rbuf.len, rbuf.mr));
-		KUNIT_EXPECT_EQ(test, 0, ibpost_post_ud_send(x, CTX(2),
-				sbuf.buf, sizes[i], sbuf.mr, IB_SEND_SIGNALED,
-				ah, ibpost_qp_ibqp(y)->qp_num, attr.qkey));
+		KUNIT_EXPECT_EQ(test, 0,
+				ibpost_post_ud_send(x, CTX(2), sbuf.buf, sizes[i],
+						    sbuf.mr, IB_SEND_SIGNALED, ah,
+						    ibpost_qp_ibqp(y)->qp_num,
+						    attr.qkey));
 		ibpost_test_send_comp(test, x, &comp);
 		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 		ibpost_test_recv_comp(test, y, &comp);
@@ -330,6 +335,7 @@ static void cb_ctx_desc(const enum ib_poll_context *p, char *desc)
 
 	strscpy(desc, n[*p], KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(cb_ctx, cb_ctxs, cb_ctx_desc);
 
 static void ibpost_comp_callbacks_return_each_context(struct kunit *test)
@@ -352,14 +358,16 @@ static void ibpost_comp_callbacks_return_each_context(struct kunit *test)
 	p = ibpost_test_pair(test, &attr);
 
 	for (i = 0; i < CB_WRS; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b,
-				CTX(CB_WRS + i), (u8 *)p->bbuf.buf + 64 * i,
-				64, p->bbuf.mr));
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, CTX(CB_WRS + i),
+						 (u8 *)p->bbuf.buf + 64 * i,
+						 64, p->bbuf.mr));
 	/* Every send signaled: 24 send and 24 receive callbacks. */
 	for (i = 0; i < CB_WRS; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(i),
-				(u8 *)p->abuf.buf + 64 * i, 64, p->abuf.mr,
-				IB_SEND_SIGNALED));
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i),
+						 (u8 *)p->abuf.buf + 64 * i, 64,
+						 p->abuf.mr, IB_SEND_SIGNALED));
 	for (tries = 0; cb_calls(c) < 2 * CB_WRS && tries < 500; tries++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, 2 * CB_WRS, cb_calls(c));
@@ -421,11 +429,12 @@ static void ibpost_comp_destroy_flushes_outstanding_sends(struct kunit *test)
 						  8, p->abuf.mr,
 						  IB_SEND_SIGNALED));
 	for (i = 1; i < 10; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->a, CTX(i),
-				p->abuf.buf, 8, p->abuf.mr,
-				i % 3 ? 0 : IB_SEND_SIGNALED,
-				ibpost_mr_remote_addr(p->bw.mr),
-				ibpost_mr_rkey(p->bw.mr)));
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_write(p->a, CTX(i), p->abuf.buf, 8,
+						  p->abuf.mr,
+						  i % 3 ? 0 : IB_SEND_SIGNALED,
+						  ibpost_mr_remote_addr(p->bw.mr),
+						  ibpost_mr_rkey(p->bw.mr)));
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, 0, cb_calls(c));
 	ibpost_qp_destroy(p->a);

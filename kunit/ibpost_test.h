@@ -12,6 +12,9 @@
 
 extern char *ibpost_test_ibdev;
 
+/* A "name=value" from the guest's /ibpost/kunit_args, or @def. */
+uint ibpost_test_knob(const char *name, uint def);
+
 /* The device under test, with a reference dropped at test exit. */
 struct ibpost_dev *ibpost_test_dev(struct kunit *test);
 

@@ -4,12 +4,52 @@
  * the module is loaded (CONFIG_KUNIT=m), after the guest has made rxe0.
  */
 #include <linux/module.h>
+#include <linux/fs.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
 
 char *ibpost_test_ibdev = "rxe0";
-module_param_named(ibdev, ibpost_test_ibdev, charp, 0444);
-MODULE_PARM_DESC(ibdev, "RDMA device the suites run against (default rxe0)");
+
+/*
+ * Knobs. Module parameters cannot steer the suites: with CONFIG_KUNIT=m
+ * they run from the module notifier, before the module's parameters are
+ * parsed. The guest puts "name=value ..." in /ibpost/kunit_args instead
+ * (IBPOST_KUNIT_ARGS on the host).
+ */
+#define IBPOST_TEST_ARGS "/ibpost/kunit_args"
+
+uint ibpost_test_knob(const char *name, uint def)
+{
+	static char args[256];
+	static bool loaded;
+	char key[48], *p;
+	struct file *f;
+	loff_t pos = 0;
+	uint val;
+	ssize_t n;
+
+	if (!loaded) {
+		loaded = true;
+		f = filp_open(IBPOST_TEST_ARGS, O_RDONLY, 0);
+		if (!IS_ERR(f)) {
+			n = kernel_read(f, args, sizeof(args) - 1, &pos);
+			args[n > 0 ? n : 0] = '\0';
+			filp_close(f, NULL);
+		}
+	}
+	snprintf(key, sizeof(key), "%s=", name);
+	for (p = strstr(args, key); p; p = strstr(p + 1, key)) {
+		char tok[16];
+
+		if (p != args && p[-1] != ' ')
+			continue;
+		p += strlen(key);
+		strscpy(tok, p, min_t(size_t, sizeof(tok), strcspn(p, "\n ") + 1));
+		if (!kstrtouint(tok, 0, &val))
+			return val;
+	}
+	return def;
+}
 
 /*
  * Deferred cleanup (6.1 lacks kunit_add_action()): a named resource whose
@@ -105,8 +145,9 @@ struct ibpost_qp *ibpost_test_qp(struct kunit *test, struct ibpost_dev *dev,
 
 void ibpost_test_qp_destroy(struct kunit *test, struct ibpost_qp *qp)
 {
-	KUNIT_EXPECT_EQ(test, 0, kunit_destroy_resource(test,
-				ibpost_test_match_action, qp));
+	KUNIT_EXPECT_EQ(test, 0,
+			kunit_destroy_resource(test, ibpost_test_match_action,
+					       qp));
 }
 
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,

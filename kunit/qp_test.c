@@ -193,6 +193,7 @@ static void ibpost_test_qp_type_desc(const enum ib_qp_type *t, char *desc)
 {
 	strscpy(desc, *t == IB_QPT_RC ? "RC" : "UD", KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(ibpost_test_qp_type, ibpost_test_qp_types,
 		  ibpost_test_qp_type_desc);
 

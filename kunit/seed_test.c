@@ -113,10 +113,10 @@ static void ibpost_post_writev_gathers(struct kunit *test)
 	struct ibpost_comp comp;
 
 	ibpost_test_fill(a, p->abuf.len, 5);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_writev(p->a, CTX(1), sgl, 2,
-					IB_SEND_SIGNALED,
-					ibpost_mr_remote_addr(p->bw.mr),
-					ibpost_mr_rkey(p->bw.mr)));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_writev(p->a, CTX(1), sgl, 2, IB_SEND_SIGNALED,
+					   ibpost_mr_remote_addr(p->bw.mr),
+					   ibpost_mr_rkey(p->bw.mr)));
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bw.buf, a + 8, 100));
@@ -129,10 +129,11 @@ static void ibpost_post_read_fetches_remote_buffer(struct kunit *test)
 	struct ibpost_comp comp;
 
 	ibpost_test_fill(p->br.buf, p->br.len, 6);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_read(p->a, CTX(3), p->abuf.buf,
-					p->br.len, p->abuf.mr, IB_SEND_SIGNALED,
-					ibpost_mr_remote_addr(p->br.mr),
-					ibpost_mr_rkey(p->br.mr)));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_read(p->a, CTX(3), p->abuf.buf, p->br.len,
+					 p->abuf.mr, IB_SEND_SIGNALED,
+					 ibpost_mr_remote_addr(p->br.mr),
+					 ibpost_mr_rkey(p->br.mr)));
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_PTR_EQ(test, CTX(3), comp.context);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
@@ -150,10 +151,10 @@ static void ibpost_post_readv_scatters(struct kunit *test)
 	struct ibpost_comp comp;
 
 	ibpost_test_fill(p->br.buf, p->br.len, 7);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_readv(p->a, CTX(4), sgl, 2,
-					IB_SEND_SIGNALED,
-					ibpost_mr_remote_addr(p->br.mr) + 16,
-					ibpost_mr_rkey(p->br.mr)));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_readv(p->a, CTX(4), sgl, 2, IB_SEND_SIGNALED,
+					  ibpost_mr_remote_addr(p->br.mr) + 16,
+					  ibpost_mr_rkey(p->br.mr)));
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(a + 1, (u8 *)p->br.buf + 16, 1000));
@@ -182,9 +183,10 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 	/* A UD receive starts with the 40-byte GRH. */
 	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(y, CTX(1), rbuf.buf,
 						  rbuf.len, rbuf.mr));
-	KUNIT_EXPECT_EQ(test, 0, ibpost_post_ud_send(x, CTX(2), sbuf.buf,
-					1024, sbuf.mr, IB_SEND_SIGNALED, ah,
-					ibpost_qp_ibqp(y)->qp_num, 0x5eed));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_post_ud_send(x, CTX(2), sbuf.buf, 1024, sbuf.mr,
+					    IB_SEND_SIGNALED, ah,
+					    ibpost_qp_ibqp(y)->qp_num, 0x5eed));
 	ibpost_test_send_comp(test, x, &comp);
 	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);

@@ -17,6 +17,10 @@ kmsg() { echo "$*" > /dev/kmsg; }
 mode=$(sed -n 's/.*ibpost\.mode=\([a-z]*\).*/\1/p' /proc/cmdline)
 KL=/sys/kernel/debug/kmemleak
 
+# A KUnit case may legitimately keep insmod waiting for minutes under
+# TCG with KASAN; hung tasks are still reported, after 240 s.
+echo 240 > /proc/sys/kernel/hung_task_timeout_secs
+
 # Forget what boot left behind, so a later scan shows only our leaks.
 [ -e $KL ] && { echo scan=off > $KL; echo scan > $KL; echo clear > $KL; }
 
@@ -91,6 +95,51 @@ sc_load_before_device() {
 	listed rxe0 && cat /sys/kernel/debug/ibpost/devices
 }
 
+# Device removal under traffic, alternating rdma link delete and netdev
+# unregister, then ibpost itself unloaded and reloaded.
+sc_removal_under_traffic() {
+	ip link del d1 2>/dev/null
+	insmod /ibpost/ibpost_traffic.ko || return 1
+	i=1
+	while [ $i -le 20 ]; do
+		ip link add d1 type dummy && ip link set d1 up &&
+		rdma link add rxe1 type rxe netdev d1 || return 1
+		sleep 1
+		if [ $((i % 2)) = 1 ]; then
+			rdma link delete rxe1 || return 1
+			ip link del d1
+		else
+			ip link del d1 || return 1
+		fi
+		# Netdev unregister removes the device asynchronously.
+		n=0
+		while listed rxe1 && [ $n -lt 100 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		not_listed rxe1 || return 1
+		r=$(cat /sys/kernel/debug/ibpost_traffic)
+		echo "cycle $i: $r"
+		kmsg "ibpost-removal: cycle $i: $r"
+		set -- $r
+		[ "$1" = rxe1 ] && [ "$3" -gt 0 ] && [ "$3" = "$5" ] &&
+			[ "${9}" = 1 ] && [ "${11}" = -19 ] || return 1
+		i=$((i + 1))
+	done
+	rmmod ibpost_traffic && rmmod ibpost && insmod /ibpost/ibpost.ko &&
+		listed rxe0
+}
+
+# The fault-injection file: root only, parses "N ERRNO", refuses nonsense.
+sc_fault_inject_file() {
+	f=/sys/kernel/debug/ibpost/fault_inject
+	[ "$(stat -c %a $f)" = 600 ] || return 1
+	echo "7 5" > $f && grep -q "^armed 7 errno 5 " $f || return 1
+	! echo "3 0" > $f 2>/dev/null || return 1
+	! echo "x" > $f 2>/dev/null || return 1
+	echo 0 > $f && grep -q "^armed 0 " $f
+}
+
 run_tests() {
 	nsuites=$(cat /ibpost/nsuites)
 	kmsg "KTAP version 1"
@@ -100,12 +149,14 @@ run_tests() {
 
 	kmsg "    KTAP version 1"
 	kmsg "    # Subtest: ibpost_scenarios"
-	kmsg "    1..4"
+	kmsg "    1..6"
 	SC_FAIL=0
 	sc_result rxe1_add_appears sc_rxe1_add_appears
 	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
 	sc_result reload_3_times sc_reload_3_times
 	sc_result load_before_device sc_load_before_device
+	sc_result fault_inject_file sc_fault_inject_file
+	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
 	if [ $SC_FAIL = 0 ]; then
 		kmsg "ok $((nsuites + 1)) ibpost_scenarios"
 	else

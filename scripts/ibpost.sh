@@ -10,6 +10,8 @@
 #                            add/remove scenarios, check the kernel log
 #   scripts/ibpost.sh demo   boot the guest, load ibpost and the demo ULP,
 #                            print its report
+#   scripts/ibpost.sh lint   checkpatch --strict, sparse, W=1, kernel-doc
+#                            (the test command runs it first)
 #   scripts/ibpost.sh deps   only install the Debian packages
 #   scripts/ibpost.sh kernel only build (or reuse) the test kernel
 #
@@ -19,6 +21,8 @@
 #   IBPOST_VM_TIMEOUT seconds before a guest that has not powered off is
 #                     killed and the run fails (default 1800)
 #   IBPOST_NO_APT=1   skip the package installation step
+#   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
+#                     to replay a fuzz run (see kunit/main.c)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -136,6 +140,7 @@ make_initramfs() {
 	[ -d "$OUT/build/drivers/demo" ] &&
 		cp "$OUT"/build/drivers/demo/*.ko "$root/ibpost/"
 	count_suites "$OUT/build/ibpost_kunit.ko" > "$root/ibpost/nsuites"
+	echo "${IBPOST_KUNIT_ARGS:-}" > "$root/ibpost/kunit_args"
 	cp "$REPO/scripts/guest-init.sh" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 		> "$OUT/initramfs.cpio.gz"
@@ -160,7 +165,7 @@ boot_guest() {
 		-nographic -serial stdio -nic none -bios qboot.rom \
 		-m 2048 -smp 2 -kernel "$bdir/arch/x86/boot/bzImage" \
 		-initrd "$initrd" \
-		-append "console=ttyS0 printk.devkmsg=on panic=-1 oops=panic ibpost.mode=$mode" \
+		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic ibpost.mode=$mode" \
 		< /dev/null > "$log" 2>&1 || rc=$?
 	[ $rc = 124 ] && log "guest timed out after $VM_TIMEOUT s"
 	return $rc
@@ -182,6 +187,46 @@ check_log() {
 	return $fail
 }
 
+# The kernel's own checkers: checkpatch --strict, sparse (C=2) and W=1
+# builds, kernel-doc. Any finding fails the run.
+lint() {
+	local src=$1 kdir=$2 b=$OUT/lint files
+	files=$(cd "$REPO" && ls drivers/*.c drivers/*.h drivers/demo/*.c \
+		include/rdma/*.h kunit/*.c kunit/*.h | grep -v '\.mod\.c$')
+	log "lint: checkpatch --strict"
+	(cd "$REPO" && "$src/scripts/checkpatch.pl" --no-tree --strict \
+		--terse --show-types -f $files) > "$OUT/checkpatch.log" 2>&1 ||
+		{ cat "$OUT/checkpatch.log" >&2; die "checkpatch findings"; }
+	log "lint: kernel-doc"
+	(cd "$REPO" && "$src/scripts/kernel-doc" -none -Werror \
+		include/rdma/ibpost.h drivers/*.c) 2>&1 | tee "$OUT/kernel-doc.log" >&2
+	[ -s "$OUT/kernel-doc.log" ] && die "kernel-doc findings"
+	log "lint: sparse (C=2) and W=1"
+	rm -rf "$b" && mkdir -p "$b"
+	rsync -a --exclude=.git --exclude=out "$REPO/" "$b/"
+	make -C "$b" KDIR="$kdir" C=2 W=1 modules > "$OUT/sparse.log" 2>&1 ||
+		{ cat "$OUT/sparse.log" >&2; die "sparse build failed"; }
+	if grep -E "warning:|error:" "$OUT/sparse.log" >&2; then
+		die "sparse or W=1 findings"
+	fi
+	log "lint: clean"
+}
+
+# The reliability figures of a test run (Documentation/reliability.rst).
+figures() {
+	local log=$1 suites=$2 s
+	s() { sed 's/^\[ *[0-9.]*\] //' "$log"; }
+	echo "run:              $(date -u +%Y-%m-%d), $suites suites, kunit.py: $(
+		grep -o 'Ran [0-9]* tests: .*' "$OUT/kunit-summary.txt" 2>/dev/null)"
+	echo "chains fuzzed:    $(s | sed -n 's/^ibpost_fuzz: \([0-9]*\) chains.*/\1/p')" \
+		"(seed $(s | sed -n 's/^ibpost_fuzz: seed //p'))"
+	echo "WRs concurrently: $(s | awk '/^ibpost_stress: /{n+=$2; l+=$NF} END{print n" posted by 4 threads + receiver, contexts lost " l}')"
+	echo "removal cycles:   $(s | grep -c '^ibpost-removal: cycle .* posted')" \
+		"($(s | awk '/^ibpost-removal: cycle/{p+=$6; r+=$8} END{print p" contexts posted, " p-r " lost"}'))"
+	echo "faults injected:  $(s | grep -c 'fault_inject: refusing a WR')"
+	echo "kernel reports:   $(grep -cE "$REPORTS" "$log")"
+}
+
 cmd_test() {
 	local bdir src initrd log=$OUT/console-test.log fail=0 expected ran
 	local start
@@ -189,13 +234,15 @@ cmd_test() {
 	deps
 	bdir=$(kernel)
 	src=$(src_dir)
+	lint "$src" "$bdir"
 	build_modules "$bdir"
 	initrd=$(make_initramfs "$bdir")
 	boot_guest "$bdir" "$initrd" test "$log" || fail=1
 
 	log "kunit.py parse:"
 	python3 "$src/tools/testing/kunit/kunit.py" parse \
-		--json="$OUT/kunit.json" "$log" || fail=1
+		--json="$OUT/kunit.json" "$log" | tee "$OUT/kunit-summary.txt" ||
+		fail=1
 	expected=$(( $(cat "$OUT/initramfs/ibpost/nsuites") + 1 ))
 	ran=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sub_groups"]))' \
 		"$OUT/kunit.json" 2>/dev/null || echo 0)
@@ -204,6 +251,8 @@ cmd_test() {
 		fail=1
 	fi
 	check_log "$log" || fail=1
+	figures "$log" "$ran" > "$OUT/reliability-figures.txt"
+	cat "$OUT/reliability-figures.txt" >&2
 	log "test run took $(( $(date +%s) - start )) s"
 	[ $fail = 0 ] || die "the test run failed (console: $log)"
 	log "PASS: $ran suites, kernel log clean"
@@ -227,8 +276,9 @@ cmd_demo() {
 mkdir -p "$OUT"
 case "${1:-}" in
 test) cmd_test ;;
+lint) deps; lint "$(src_dir)" "$(kernel)" ;;
 demo) cmd_demo ;;
 deps) deps ;;
 kernel) deps; kernel ;;
-*) echo "usage: $0 {test|demo|deps|kernel}" >&2; exit 2 ;;
+*) echo "usage: $0 {test|demo|lint|deps|kernel}" >&2; exit 2 ;;
 esac

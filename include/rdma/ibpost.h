@@ -177,4 +177,8 @@ int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies);
 
+/* ---- Testing consumers' error paths ----------------------------------- */
+
+int ibpost_fault_inject(unsigned int nth, int err);
+
 #endif /* _RDMA_IBPOST_H */
