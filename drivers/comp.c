@@ -116,6 +116,12 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	bool wake = false;
 
 	ibpost_slot_release(slot);
+	if (wc->status == IB_WC_SUCCESS)
+		q->stats.completed++;
+	else if (wc->status == IB_WC_WR_FLUSH_ERR)
+		q->stats.flushed++;
+	else
+		q->stats.failed++;
 	/* A failed WR moves the QP to ERR (IBA): later posts are flushed. */
 	if (wc->status != IB_WC_SUCCESS)
 		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
@@ -176,6 +182,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (s->state == IBPOST_SLOT_POSTED && !s->signaled) {
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
+			q->stats.completed++;
 		}
 	}
 	ibpost_slot_finish(q, slot, wc,
@@ -216,6 +223,7 @@ void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
 		if (drained && q->is_send && !s->signaled) {
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
+			q->stats.completed++;
 			continue;
 		}
 		wc.wr_cqe = &s->cqe;

@@ -5,6 +5,9 @@
  *   devices         one line per device ibpost holds: "<name> qps <n>"
  *   <ibdev>/qps     one line per QP: "qpn <n> type <RC|UD> sq <used>/<depth>
  *                   rq <used>/<depth>"
+ *   <ibdev>/qp<n>   the QP's counters, "key value" lines: state, slots in
+ *                   use, and per queue posted, completed, flushed, failed,
+ *                   forced signals and refusals by errno
  *
  * Serialization: the device list is read under the client lock, a device's
  * QP list under its qp_lock. A device's directory is removed during its
@@ -47,6 +50,71 @@ static int qps_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(qps);
 
+static const char *const ibpost_state_names[] = {
+	[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT", [IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS", [IB_QPS_SQD] = "SQD", [IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+static void ibpost_show_queue(struct seq_file *m, struct ibpost_queue *q,
+			      const char *pfx)
+{
+	struct ibpost_stats st;
+	u32 used;
+
+	spin_lock_bh(&q->lock);
+	st = q->stats;
+	used = q->head - q->tail;
+	spin_unlock_bh(&q->lock);
+	seq_printf(m, "%s_depth %u\n%s_in_use %u\n", pfx, q->depth, pfx, used);
+	seq_printf(m, "%s_posted %llu\n%s_completed %llu\n", pfx, st.posted,
+		   pfx, st.completed);
+	seq_printf(m, "%s_flushed %llu\n%s_failed %llu\n", pfx, st.flushed,
+		   pfx, st.failed);
+	if (q->is_send)
+		seq_printf(m, "%s_forced_signals %llu\n", pfx,
+			   st.forced_signals);
+	seq_printf(m, "%s_refused_einval %llu\n%s_refused_enomem %llu\n",
+		   pfx, st.refused.einval, pfx, st.refused.enomem);
+	seq_printf(m, "%s_refused_enotconn %llu\n%s_refused_enodev %llu\n",
+		   pfx, st.refused.enotconn, pfx, st.refused.enodev);
+	seq_printf(m, "%s_refused_other %llu\n", pfx, st.refused.other);
+}
+
+static int qp_show(struct seq_file *m, void *unused)
+{
+	struct ibpost_qp *qp = m->private;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	seq_printf(m, "type %s\nstate %s\n",
+		   qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
+		   state < ARRAY_SIZE(ibpost_state_names) ?
+		   ibpost_state_names[state] : "?");
+	ibpost_show_queue(m, &qp->sq, "send");
+	ibpost_show_queue(m, &qp->rq, "recv");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(qp);
+
+/* Under dev->qp_lock; the device's directory exists until its removal. */
+void ibpost_debugfs_add_qp(struct ibpost_qp *qp)
+{
+	char name[24];
+
+	if (!qp->dev->debugfs)
+		return;
+	snprintf(name, sizeof(name), "qp%u", qp->ibqp->qp_num);
+	qp->debugfs = debugfs_create_file(name, 0400, qp->dev->debugfs, qp,
+					  &qp_fops);
+}
+
+/* Under dev->qp_lock. */
+void ibpost_debugfs_remove_qp(struct ibpost_qp *qp)
+{
+	debugfs_remove(qp->debugfs);
+	qp->debugfs = NULL;
+}
+
 void ibpost_debugfs_add_dev(struct ibpost_dev *dev)
 {
 	dev->debugfs = debugfs_create_dir(dev->name, ibpost_debugfs_root);
@@ -55,8 +123,21 @@ void ibpost_debugfs_add_dev(struct ibpost_dev *dev)
 
 void ibpost_debugfs_remove_dev(struct ibpost_dev *dev)
 {
-	debugfs_remove_recursive(dev->debugfs);
+	struct dentry *dir;
+	struct ibpost_qp *qp;
+
+	/*
+	 * The QP files go with the directory: forget them first. The
+	 * directory itself is removed without qp_lock, which its "qps"
+	 * reader takes (removal waits for readers).
+	 */
+	mutex_lock(&dev->qp_lock);
+	list_for_each_entry(qp, &dev->qps, node)
+		ibpost_debugfs_remove_qp(qp);
+	dir = dev->debugfs;
 	dev->debugfs = NULL;
+	mutex_unlock(&dev->qp_lock);
+	debugfs_remove_recursive(dir);
 }
 
 void ibpost_debugfs_init(void)

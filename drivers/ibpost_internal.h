@@ -145,6 +145,26 @@ struct ibpost_slot {
 };
 
 /**
+ * struct ibpost_stats - counters of one work queue, under its lock
+ * @posted: WRs queued (given to the provider or flushed by ibpost)
+ * @completed: WRs that succeeded (signaled or reclaimed unsignaled)
+ * @flushed: WRs returned with IB_WC_WR_FLUSH_ERR
+ * @failed: WRs returned with any other error status
+ * @forced_signals: send WRs ibpost signaled on its own
+ * @refused: WRs refused by a post call, by reason
+ */
+struct ibpost_stats {
+	u64 posted;
+	u64 completed;
+	u64 flushed;
+	u64 failed;
+	u64 forced_signals;
+	struct {
+		u64 einval, enomem, enotconn, enodev, other;
+	} refused;
+};
+
+/**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  * @lock: serializes posting and completion bookkeeping
  * @qp: the owning QP
@@ -159,6 +179,7 @@ struct ibpost_slot {
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @signal_interval: force a signal at least this often
  * @provider_errors: posts the provider refused after ibpost's checks passed
+ * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's MR array
  * @mr_array: the slots' MR arrays, (@depth + 1) * @max_sge entries
  * @spare: where the MRs of a WR that finds no free slot are looked up
@@ -179,6 +200,7 @@ struct ibpost_queue {
 	u32 since_signal;
 	u32 signal_interval;
 	u32 provider_errors;
+	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
 	struct ibpost_slot spare;
@@ -208,6 +230,7 @@ struct ibpost_marker {
  * @dead: the device is gone: posts fail with -ENODEV
  * @left_reset: the QP was moved out of RESET at least once
  * @port: the port the QP is bound to
+ * @debugfs: this QP's debugfs file, or NULL
  * @drain_ah: UD only: an address handle for the send queue's drain marker
  * @sq_marker: the drain marker of the send queue
  * @rq_marker: the drain marker of the receive queue
@@ -224,6 +247,7 @@ struct ibpost_qp {
 	bool dead;
 	bool left_reset;
 	u32 port;
+	struct dentry *debugfs;
 	struct ib_ah *drain_ah;
 	struct ibpost_marker sq_marker;
 	struct ibpost_marker rq_marker;
@@ -290,5 +314,8 @@ void ibpost_debugfs_init(void);
 void ibpost_debugfs_exit(void);
 void ibpost_debugfs_add_dev(struct ibpost_dev *dev);
 void ibpost_debugfs_remove_dev(struct ibpost_dev *dev);
+void ibpost_debugfs_add_qp(struct ibpost_qp *qp);
+void ibpost_debugfs_remove_qp(struct ibpost_qp *qp);
+void ibpost_stats_refused(struct ibpost_stats *st, int err);
 
 #endif /* _IBPOST_INTERNAL_H */

@@ -280,6 +280,8 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		sig = user_sig || sync ||
 		      q->since_signal + 1 >= q->signal_interval ||
 		      used + n + 1 == q->depth;
+		if (sig && !user_sig && !sync)
+			q->stats.forced_signals++;
 		q->since_signal = sig ? 0 : q->since_signal + 1;
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
 					 user_sig);
@@ -295,6 +297,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		prev = slot;
 	}
 	posted = ibpost_submit(qp, q, start, n, &ret);
+	q->stats.posted += posted;
+	if (ret)
+		ibpost_stats_refused(&q->stats, ret);
 	spin_unlock_bh(&q->lock);
 
 	if (bad_wr)
@@ -386,6 +391,9 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		prev = slot;
 	}
 	posted = ibpost_submit(qp, q, start, n, &ret);
+	q->stats.posted += posted;
+	if (ret)
+		ibpost_stats_refused(&q->stats, ret);
 	spin_unlock_bh(&q->lock);
 
 	if (bad_wr)
@@ -417,6 +425,27 @@ int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	return ibpost_post_recv_mrs(qp, wr, bad_wr, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recv_list, IBPOST);
+
+void ibpost_stats_refused(struct ibpost_stats *st, int err)
+{
+	switch (err) {
+	case -EINVAL:
+		st->refused.einval++;
+		break;
+	case -ENOMEM:
+		st->refused.enomem++;
+		break;
+	case -ENOTCONN:
+		st->refused.enotconn++;
+		break;
+	case -ENODEV:
+		st->refused.enodev++;
+		break;
+	default:
+		st->refused.other++;
+		break;
+	}
+}
 
 /* Complete the WRs posted while the QP was in ERR, outside any post call. */
 void ibpost_flush_work(struct work_struct *work)

@@ -237,6 +237,7 @@ struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 	kref_get(&dev->ref);
 	list_add_tail(&qp->node, &dev->qps);
 	dev->nr_qps++;
+	ibpost_debugfs_add_qp(qp);
 	mutex_unlock(&dev->qp_lock);
 	return qp;
 
@@ -441,6 +442,7 @@ void ibpost_qp_teardown(struct ibpost_qp *qp)
 {
 	bool drained = true;
 
+	ibpost_debugfs_remove_qp(qp);
 	if (!qp->ibqp)
 		return;
 	/* No post reaches the provider after this. */

@@ -198,7 +198,59 @@ static void ibpost_sq_mixed_chains_contexts_once(struct kunit *test)
 	ibpost_test_no_send_comp(test, p->a);
 }
 
+static void ibpost_stats_count_posts_and_completions(struct kunit *test)
+{
+	struct ibpost_test_pair *p = sq_pair(test, 4);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ibpost_sge many[8];
+	struct ibpost_comp comp;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		many[i].addr = p->abuf.buf;
+		many[i].length = 8;
+		many[i].mr = p->abuf.mr;
+	}
+	KUNIT_ASSERT_LT(test, p->got.max_send_sge, 8U);
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ibpost_post_writev(p->a, NULL, many,
+					   p->got.max_send_sge + 1, 0,
+					   ibpost_mr_remote_addr(p->bw.mr),
+					   ibpost_mr_rkey(p->bw.mr)));
+	/* 8 unsignaled (the 4th and 8th forced), then one signaled. */
+	for (i = 0; i < 9; i++) {
+		int flags = i == 8 ? IB_SEND_SIGNALED : 0;
+
+		KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(i), flags));
+	}
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(8), comp.context);
+	spin_lock_bh(&p->a->sq.lock);
+	KUNIT_EXPECT_EQ(test, 9ULL, p->a->sq.stats.posted);
+	KUNIT_EXPECT_EQ(test, 9ULL, p->a->sq.stats.completed);
+	KUNIT_EXPECT_EQ(test, 2ULL, p->a->sq.stats.forced_signals);
+	KUNIT_EXPECT_EQ(test, 1ULL, p->a->sq.stats.refused.einval);
+	KUNIT_EXPECT_EQ(test, 0ULL, p->a->sq.stats.failed);
+	spin_unlock_bh(&p->a->sq.lock);
+
+	/* Receives flushed by ERR are counted as flushed. */
+	for (i = 0; i < 2; i++) {
+		int ret = ibpost_post_recv(p->b, NULL, p->bbuf.buf, 8,
+					   p->bbuf.mr);
+
+		KUNIT_ASSERT_EQ(test, 0, ret);
+	}
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	for (i = 0; i < 2; i++)
+		ibpost_test_recv_comp(test, p->b, &comp);
+	spin_lock_bh(&p->b->rq.lock);
+	KUNIT_EXPECT_EQ(test, 2ULL, p->b->rq.stats.posted);
+	KUNIT_EXPECT_EQ(test, 2ULL, p->b->rq.stats.flushed);
+	spin_unlock_bh(&p->b->rq.lock);
+}
+
 static struct kunit_case ibpost_sq_cases[] = {
+	KUNIT_CASE(ibpost_stats_count_posts_and_completions),
 	KUNIT_CASE(ibpost_sq_unsignaled_stream_never_overflows),
 	KUNIT_CASE(ibpost_sq_forces_signal_every_interval),
 	KUNIT_CASE(ibpost_sq_mixed_chains_contexts_once),

@@ -72,6 +72,11 @@ sc_rxe1_delete_with_qps() {
 	insmod /ibpost/ibpost_holder.ko || return 1
 	grep -q "^qpn" /sys/kernel/debug/ibpost/rxe1/qps || return 1
 	cat /sys/kernel/debug/ibpost/rxe1/qps
+	# The holder's receives show in its QP's counters (root only file).
+	grep -l "^recv_posted 16$" /sys/kernel/debug/ibpost/rxe1/qp[0-9]* ||
+		return 1
+	[ "$(stat -c %a /sys/kernel/debug/ibpost/rxe1/qp* | sort -u)" = 400 ] ||
+		return 1
 	rdma link delete rxe1 || { rmmod ibpost_holder; return 1; }
 	rmmod ibpost_holder || return 1
 	not_listed rxe1 || return 1

@@ -218,8 +218,8 @@ figures() {
 	s() { sed 's/^\[ *[0-9.]*\] //' "$log"; }
 	echo "run:              $(date -u +%Y-%m-%d), $suites suites, kunit.py: $(
 		grep -o 'Ran [0-9]* tests: .*' "$OUT/kunit-summary.txt" 2>/dev/null)"
-	echo "chains fuzzed:    $(s | sed -n 's/^ibpost_fuzz: \([0-9]*\) chains.*/\1/p')" \
-		"(seed $(s | sed -n 's/^ibpost_fuzz: seed //p'))"
+	echo "chains fuzzed:    $(s | awk '/^ibpost_fuzz: [0-9]+ chains/{n+=$2} END{print n+0}')" \
+		"(seed $(s | sed -n 's/^ibpost_fuzz: seed \([0-9a-fx]*\) half 1$/\1/p'))"
 	echo "WRs concurrently: $(s | awk '/^ibpost_stress: /{n+=$2; l+=$NF} END{print n" posted by 4 threads + receiver, contexts lost " l}')"
 	echo "removal cycles:   $(s | grep -c '^ibpost-removal: cycle .* posted')" \
 		"($(s | awk '/^ibpost-removal: cycle/{p+=$6; r+=$8} END{print p" contexts posted, " p-r " lost"}'))"
