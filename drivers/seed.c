@@ -62,6 +62,17 @@ static int ibpost_seed_sgl(struct ibpost_seed *s, struct ibpost_sge *sgl,
 	return 0;
 }
 
+/* A seed operation refused before the post path: count it there too. */
+static int ibpost_seed_refused(struct ibpost_qp *qp, bool send, int err)
+{
+	struct ibpost_queue *q = send ? &qp->sq : &qp->rq;
+
+	spin_lock_bh(&q->lock);
+	ibpost_stats_refused(&q->stats, err);
+	spin_unlock_bh(&q->lock);
+	return err;
+}
+
 static int ibpost_seed_one(struct ibpost_seed *s, void *addr, size_t length,
 			   struct ibpost_mr *mr, int flags)
 {
@@ -119,7 +130,9 @@ int ibpost_post_send(struct ibpost_qp *qp, void *context, void *addr,
 	int ret;
 
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);
-	return ret ?: ibpost_seed_post(qp, &s, &wr, context, flags);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_post(qp, &s, &wr, context, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_send, IBPOST);
 
@@ -142,7 +155,9 @@ int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
 	int ret;
 
 	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
-	return ret ?: ibpost_seed_post(qp, &s, &wr, context, flags);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_post(qp, &s, &wr, context, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST);
 
@@ -176,7 +191,9 @@ int ibpost_post_recv(struct ibpost_qp *qp, void *context, void *addr,
 	int ret;
 
 	ret = ibpost_seed_one(&s, addr, length, mr, 0);
-	return ret ?: ibpost_seed_recv(qp, &s, context);
+	if (ret)
+		return ibpost_seed_refused(qp, false, ret);
+	return ibpost_seed_recv(qp, &s, context);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recv, IBPOST);
 
@@ -197,7 +214,9 @@ int ibpost_post_recvv(struct ibpost_qp *qp, void *context,
 	int ret;
 
 	ret = ibpost_seed_sgl(&s, sgl, nsge, 0, qp->attr.max_recv_sge);
-	return ret ?: ibpost_seed_recv(qp, &s, context);
+	if (ret)
+		return ibpost_seed_refused(qp, false, ret);
+	return ibpost_seed_recv(qp, &s, context);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST);
 
@@ -223,8 +242,10 @@ int ibpost_post_read(struct ibpost_qp *qp, void *context, void *addr,
 	int ret;
 
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);
-	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context,
-				       flags, remote_addr, rkey);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context, flags,
+				remote_addr, rkey);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_read, IBPOST);
 
@@ -249,8 +270,10 @@ int ibpost_post_readv(struct ibpost_qp *qp, void *context,
 	int ret;
 
 	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
-	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context,
-				       flags, remote_addr, rkey);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context, flags,
+				remote_addr, rkey);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_readv, IBPOST);
 
@@ -276,8 +299,10 @@ int ibpost_post_write(struct ibpost_qp *qp, void *context, void *addr,
 	int ret;
 
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);
-	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context,
-				       flags, remote_addr, rkey);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context, flags,
+				remote_addr, rkey);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_write, IBPOST);
 
@@ -302,8 +327,10 @@ int ibpost_post_writev(struct ibpost_qp *qp, void *context,
 	int ret;
 
 	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
-	return ret ?: ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context,
-				       flags, remote_addr, rkey);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context, flags,
+				remote_addr, rkey);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST);
 
@@ -336,6 +363,8 @@ int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
 	int ret;
 
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);
-	return ret ?: ibpost_seed_post(qp, &s, &wr.wr, context, flags);
+	if (ret)
+		return ibpost_seed_refused(qp, true, ret);
+	return ibpost_seed_post(qp, &s, &wr.wr, context, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_ud_send, IBPOST);

@@ -203,6 +203,7 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	struct ibpost_test_pair *p = sq_pair(test, 4);
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct ibpost_sge many[8];
+	struct ibpost_stats st;
 	struct ibpost_comp comp;
 	int i;
 
@@ -225,13 +226,15 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	}
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_PTR_EQ(test, CTX(8), comp.context);
+	/* Copied under the lock; checked outside (a failure allocates). */
 	spin_lock_bh(&p->a->sq.lock);
-	KUNIT_EXPECT_EQ(test, 9ULL, p->a->sq.stats.posted);
-	KUNIT_EXPECT_EQ(test, 9ULL, p->a->sq.stats.completed);
-	KUNIT_EXPECT_EQ(test, 2ULL, p->a->sq.stats.forced_signals);
-	KUNIT_EXPECT_EQ(test, 1ULL, p->a->sq.stats.refused.einval);
-	KUNIT_EXPECT_EQ(test, 0ULL, p->a->sq.stats.failed);
+	st = p->a->sq.stats;
 	spin_unlock_bh(&p->a->sq.lock);
+	KUNIT_EXPECT_EQ(test, 9ULL, st.posted);
+	KUNIT_EXPECT_EQ(test, 9ULL, st.completed);
+	KUNIT_EXPECT_EQ(test, 2ULL, st.forced_signals);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.refused.einval);
+	KUNIT_EXPECT_EQ(test, 0ULL, st.failed);
 
 	/* Receives flushed by ERR are counted as flushed. */
 	for (i = 0; i < 2; i++) {
@@ -244,9 +247,10 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		ibpost_test_recv_comp(test, p->b, &comp);
 	spin_lock_bh(&p->b->rq.lock);
-	KUNIT_EXPECT_EQ(test, 2ULL, p->b->rq.stats.posted);
-	KUNIT_EXPECT_EQ(test, 2ULL, p->b->rq.stats.flushed);
+	st = p->b->rq.stats;
 	spin_unlock_bh(&p->b->rq.lock);
+	KUNIT_EXPECT_EQ(test, 2ULL, st.posted);
+	KUNIT_EXPECT_EQ(test, 2ULL, st.flushed);
 }
 
 static struct kunit_case ibpost_sq_cases[] = {
