@@ -215,7 +215,7 @@ lint() {
 # The reliability figures of a test run (Documentation/reliability.rst).
 figures() {
 	local log=$1 suites=$2 s
-	s() { sed 's/^\[ *[0-9.]*\] //' "$log"; }
+	s() { sed 's/\r$//; s/^\[ *[0-9.]*\] //' "$log"; }
 	echo "run:              $(date -u +%Y-%m-%d), $suites suites, kunit.py: $(
 		grep -o 'Ran [0-9]* tests: .*' "$OUT/kunit-summary.txt" 2>/dev/null)"
 	echo "chains fuzzed:    $(s | awk '/^ibpost_fuzz: [0-9]+ chains/{n+=$2} END{print n+0}')" \
@@ -266,7 +266,8 @@ cmd_demo() {
 	initrd=$(make_initramfs "$bdir")
 	boot_guest "$bdir" "$initrd" demo "$log" || true
 	sed -n '/ibpost_demo: ==== ibpost demo on/,/ibpost-guest: done/p' "$log" |
-		grep -v "speed is unknown" | tee "$OUT/demo-report.txt"
+		grep -v "speed is unknown" |
+		sed 's/\r$//; s/^\[ *[0-9.]*\] //' | tee "$OUT/demo-report.txt"
 	check_log "$log" || die "the demo failed (console: $log)"
 	grep -Eq "ibpost demo: ([0-9]+) of \1 checks passed" "$log" ||
 		die "the demo's checks did not all pass (console: $log)"
