@@ -4,6 +4,7 @@
 #                       kernel has CONFIG_KUNIT) for the running kernel
 # make KDIR=<tree>      build against another kernel tree
 # make demo             build the demo ULP against ibpost's Module.symvers
+# make bench            build the benchmark ULP the same way
 # make install          modules_install for the kernel in KDIR
 
 # The running kernel's build tree; where it has none (a container, a
@@ -21,11 +22,18 @@ demo: modules
 	$(MAKE) -C $(KDIR) M=$(PWD)/drivers/demo \
 		KBUILD_EXTRA_SYMBOLS=$(PWD)/Module.symvers modules
 
+bench: modules
+	$(MAKE) -C $(KDIR) M=$(PWD)/drivers/bench \
+		KBUILD_EXTRA_SYMBOLS=$(PWD)/Module.symvers modules
+
+# Debian's headers carry no System.map, so Kbuild skips depmod: run it.
 install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+	depmod -a $(shell cat $(KDIR)/include/config/kernel.release)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean
 	$(MAKE) -C $(KDIR) M=$(PWD)/drivers/demo clean
+	$(if $(wildcard drivers/bench),$(MAKE) -C $(KDIR) M=$(PWD)/drivers/bench clean)
 
-.PHONY: all modules demo install clean
+.PHONY: all modules demo bench install clean

@@ -24,6 +24,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include "ibpost_internal.h"
+#include "ibpost_trace.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
@@ -115,6 +116,10 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	struct ibpost_sync *sync = slot->sync;
 	bool wake = false;
 
+	if (q->is_send)
+		trace_ibpost_send_comp(q, wc, context, deliver && !sync);
+	else
+		trace_ibpost_recv_comp(q, wc, context, deliver);
 	ibpost_slot_release(slot);
 	if (wc->status == IB_WC_SUCCESS)
 		q->stats.completed++;
@@ -154,10 +159,11 @@ static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
 {
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
 		return;
-	pr_err_ratelimited("%s completion failed: %s (%d), vendor_err %#x\n",
-			   q->is_send ? "send" : "recv",
-			   ib_wc_status_msg(wc->status), wc->status,
-			   wc->vendor_err);
+	ibdev_err_ratelimited(q->cq->device,
+			      "ibpost: qp %u: %s completion failed: %s (%d), vendor_err %#x\n",
+			      q->qp->qpn, q->is_send ? "send" : "recv",
+			      ib_wc_status_msg(wc->status), wc->status,
+			      wc->vendor_err);
 }
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)

@@ -3,6 +3,9 @@
  * debugfs: /sys/kernel/debug/ibpost/, root only.
  *
  *   devices         one line per device ibpost holds: "<name> qps <n>"
+ *   <ibdev>/stats   the device's counters, "key value" lines: QPs, and
+ *                   per queue kind the sums over its live QPs and those
+ *                   destroyed since the device appeared
  *   <ibdev>/qps     one line per QP: "qpn <n> type <RC|UD> sq <used>/<depth>
  *                   rq <used>/<depth>"
  *   <ibdev>/qp<n>   the QP's counters, "key value" lines: state, slots in
@@ -56,30 +59,71 @@ static const char *const ibpost_state_names[] = {
 	[IB_QPS_ERR] = "ERR",
 };
 
+/* A queue's counters and slots in use, consistent with each other. */
+static u32 ibpost_queue_snapshot(struct ibpost_queue *q,
+				 struct ibpost_stats *st)
+{
+	u32 used;
+
+	spin_lock_bh(&q->lock);
+	*st = q->stats;
+	used = q->head - q->tail;
+	spin_unlock_bh(&q->lock);
+	return used;
+}
+
+static void ibpost_show_stats(struct seq_file *m, const char *pfx,
+			      const struct ibpost_stats *st, u32 used,
+			      bool is_send)
+{
+	seq_printf(m, "%s_in_use %u\n", pfx, used);
+	seq_printf(m, "%s_posted %llu\n%s_completed %llu\n", pfx, st->posted,
+		   pfx, st->completed);
+	seq_printf(m, "%s_flushed %llu\n%s_failed %llu\n", pfx, st->flushed,
+		   pfx, st->failed);
+	if (is_send)
+		seq_printf(m, "%s_forced_signals %llu\n", pfx,
+			   st->forced_signals);
+	seq_printf(m, "%s_refused_einval %llu\n%s_refused_enomem %llu\n",
+		   pfx, st->refused.einval, pfx, st->refused.enomem);
+	seq_printf(m, "%s_refused_enotconn %llu\n%s_refused_enodev %llu\n",
+		   pfx, st->refused.enotconn, pfx, st->refused.enodev);
+	seq_printf(m, "%s_refused_other %llu\n", pfx, st->refused.other);
+}
+
 static void ibpost_show_queue(struct seq_file *m, struct ibpost_queue *q,
 			      const char *pfx)
 {
 	struct ibpost_stats st;
-	u32 used;
+	u32 used = ibpost_queue_snapshot(q, &st);
 
-	spin_lock_bh(&q->lock);
-	st = q->stats;
-	used = q->head - q->tail;
-	spin_unlock_bh(&q->lock);
-	seq_printf(m, "%s_depth %u\n%s_in_use %u\n", pfx, q->depth, pfx, used);
-	seq_printf(m, "%s_posted %llu\n%s_completed %llu\n", pfx, st.posted,
-		   pfx, st.completed);
-	seq_printf(m, "%s_flushed %llu\n%s_failed %llu\n", pfx, st.flushed,
-		   pfx, st.failed);
-	if (q->is_send)
-		seq_printf(m, "%s_forced_signals %llu\n", pfx,
-			   st.forced_signals);
-	seq_printf(m, "%s_refused_einval %llu\n%s_refused_enomem %llu\n",
-		   pfx, st.refused.einval, pfx, st.refused.enomem);
-	seq_printf(m, "%s_refused_enotconn %llu\n%s_refused_enodev %llu\n",
-		   pfx, st.refused.enotconn, pfx, st.refused.enodev);
-	seq_printf(m, "%s_refused_other %llu\n", pfx, st.refused.other);
+	seq_printf(m, "%s_depth %u\n", pfx, q->depth);
+	ibpost_show_stats(m, pfx, &st, used, q->is_send);
 }
+
+static int stats_show(struct seq_file *m, void *unused)
+{
+	struct ibpost_dev *dev = m->private;
+	struct ibpost_stats sum[2], st;
+	u32 used[2] = {};
+	struct ibpost_qp *qp;
+
+	mutex_lock(&dev->qp_lock);
+	sum[0] = dev->retired[0];
+	sum[1] = dev->retired[1];
+	list_for_each_entry(qp, &dev->qps, node) {
+		used[0] += ibpost_queue_snapshot(&qp->sq, &st);
+		ibpost_stats_add(&sum[0], &st);
+		used[1] += ibpost_queue_snapshot(&qp->rq, &st);
+		ibpost_stats_add(&sum[1], &st);
+	}
+	seq_printf(m, "qps %u\n", dev->nr_qps);
+	mutex_unlock(&dev->qp_lock);
+	ibpost_show_stats(m, "send", &sum[0], used[0], true);
+	ibpost_show_stats(m, "recv", &sum[1], used[1], false);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int qp_show(struct seq_file *m, void *unused)
 {
@@ -119,6 +163,7 @@ void ibpost_debugfs_add_dev(struct ibpost_dev *dev)
 {
 	dev->debugfs = debugfs_create_dir(dev->name, ibpost_debugfs_root);
 	debugfs_create_file("qps", 0400, dev->debugfs, dev, &qps_fops);
+	debugfs_create_file("stats", 0400, dev->debugfs, dev, &stats_fops);
 }
 
 void ibpost_debugfs_remove_dev(struct ibpost_dev *dev)

@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/seq_file.h>
 #include "ibpost_internal.h"
+#include "ibpost_trace.h"
 
 static DEFINE_MUTEX(ibpost_client_mutex);
 static DEFINE_SPINLOCK(ibpost_dev_lock);
@@ -144,6 +145,7 @@ int ibpost_register_client(struct ibpost_client *client)
 			client->add(dev);
 	mutex_unlock(&ibpost_client_mutex);
 	pr_debug("client %s registered\n", client->name);
+	trace_ibpost_client_register(client->name);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_register_client, IBPOST);
@@ -167,6 +169,7 @@ void ibpost_unregister_client(struct ibpost_client *client)
 	list_del(&client->list);
 	mutex_unlock(&ibpost_client_mutex);
 	pr_debug("client %s unregistered\n", client->name);
+	trace_ibpost_client_unregister(client->name);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST);
 
@@ -208,6 +211,7 @@ static int ibpost_add_one(struct ib_device *ibdev)
 			client->add(dev);
 	mutex_unlock(&ibpost_client_mutex);
 	ibdev_dbg(ibdev, "ibpost: device added\n");
+	trace_ibpost_dev_add(ibdev);
 	return 0;
 
 out_free_dev:
@@ -221,6 +225,7 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 	struct ibpost_client *client;
 	struct ibpost_qp *qp;
 
+	trace_ibpost_dev_remove(ibdev);
 	mutex_lock(&ibpost_client_mutex);
 	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
 	spin_lock_irq(&ibpost_dev_lock);

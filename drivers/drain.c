@@ -9,7 +9,7 @@
  * empty receive), kept in the ibpost_qp so that a marker that never
  * completes cannot be referenced after the QP is gone. The provider
  * completes or flushes every earlier WR before a marker; a queue whose
- * marker does not come back within IBPOST_DRAIN_TIMEOUT is reported, and
+ * marker does not come back within drain_timeout_ms is reported, and
  * ibpost_queue_flush() returns what the provider did not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,7 +17,10 @@
 #include <linux/module.h>
 #include "ibpost_internal.h"
 
-#define IBPOST_DRAIN_TIMEOUT	(10 * HZ)
+static unsigned int drain_timeout_ms = 10000;
+module_param(drain_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(drain_timeout_ms,
+		 "How long a drain (QP destroy, device removal) waits for the provider's flush before ibpost returns the remaining contexts itself, in ms (default 10000)");
 
 static void ibpost_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -61,7 +64,8 @@ void ibpost_drain_cleanup(struct ibpost_qp *qp)
 
 static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 {
-	unsigned long deadline = jiffies + IBPOST_DRAIN_TIMEOUT;
+	unsigned long deadline = jiffies +
+		msecs_to_jiffies(max(READ_ONCE(drain_timeout_ms), 1U));
 
 	while (!wait_for_completion_timeout(&m->done, HZ / 10)) {
 		if (cq->poll_ctx == IB_POLL_DIRECT)

@@ -15,11 +15,32 @@
 #include <linux/scatterlist.h>
 #include <linux/jump_label.h>
 #include <linux/seq_file.h>
+#include <rdma/rdma_cm.h>
 #include <rdma/ibpost.h>
 
 /* dev->flags */
 enum {
 	IBPOST_DEV_REMOVING,	/* remove started: no new QPs, posts -ENODEV */
+};
+
+/**
+ * struct ibpost_stats - counters of one work queue, under its lock
+ * @posted: WRs queued (given to the provider or flushed by ibpost)
+ * @completed: WRs that succeeded (signaled or reclaimed unsignaled)
+ * @flushed: WRs returned with IB_WC_WR_FLUSH_ERR
+ * @failed: WRs returned with any other error status
+ * @forced_signals: send WRs ibpost signaled on its own
+ * @refused: WRs refused by a post call, by reason
+ */
+struct ibpost_stats {
+	u64 posted;
+	u64 completed;
+	u64 flushed;
+	u64 failed;
+	u64 forced_signals;
+	struct {
+		u64 einval, enomem, enotconn, enodev, other;
+	} refused;
 };
 
 /**
@@ -37,6 +58,7 @@ enum {
  * @mrs: every live MR registered on the device
  * @debugfs: this device's debugfs directory
  * @name: the ib_device's name
+ * @retired: send and receive counters of the QPs destroyed on the device
  */
 struct ibpost_dev {
 	struct kref ref;
@@ -51,6 +73,7 @@ struct ibpost_dev {
 	struct list_head mrs;
 	struct dentry *debugfs;
 	char name[IB_DEVICE_NAME_MAX];
+	struct ibpost_stats retired[2];	/* under qp_lock */
 };
 
 /**
@@ -145,26 +168,6 @@ struct ibpost_slot {
 };
 
 /**
- * struct ibpost_stats - counters of one work queue, under its lock
- * @posted: WRs queued (given to the provider or flushed by ibpost)
- * @completed: WRs that succeeded (signaled or reclaimed unsignaled)
- * @flushed: WRs returned with IB_WC_WR_FLUSH_ERR
- * @failed: WRs returned with any other error status
- * @forced_signals: send WRs ibpost signaled on its own
- * @refused: WRs refused by a post call, by reason
- */
-struct ibpost_stats {
-	u64 posted;
-	u64 completed;
-	u64 flushed;
-	u64 failed;
-	u64 forced_signals;
-	struct {
-		u64 einval, enomem, enotconn, enodev, other;
-	} refused;
-};
-
-/**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  * @lock: serializes posting and completion bookkeeping
  * @qp: the owning QP
@@ -251,6 +254,12 @@ struct ibpost_qp {
 	struct ib_ah *drain_ah;
 	struct ibpost_marker sq_marker;
 	struct ibpost_marker rq_marker;
+	u32 qpn;
+	const char *caller;
+	/* ibpost_qp_create_cm(): the cm_id and its consumer's handler. */
+	struct rdma_cm_id *cm_id;
+	int (*cm_handler)(struct rdma_cm_id *id, struct rdma_cm_event *event);
+	struct list_head cm_node;
 };
 
 /* dev.c */
@@ -261,7 +270,17 @@ struct seq_file;
 void ibpost_show_devs(struct seq_file *m);
 
 /* qp.c */
+struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
+				const struct ibpost_qp_attr *attr,
+				const char *caller, struct rdma_cm_id *id);
 void ibpost_qp_teardown(struct ibpost_qp *qp);
+void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
+
+/* cm.c */
+struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
+void ibpost_cm_attach(struct ibpost_qp *qp);
+void ibpost_cm_detach(struct ibpost_qp *qp);
+int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
 
 /* comp.c */
@@ -317,5 +336,6 @@ void ibpost_debugfs_remove_dev(struct ibpost_dev *dev);
 void ibpost_debugfs_add_qp(struct ibpost_qp *qp);
 void ibpost_debugfs_remove_qp(struct ibpost_qp *qp);
 void ibpost_stats_refused(struct ibpost_stats *st, int err);
+void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
 
 #endif /* _IBPOST_INTERNAL_H */

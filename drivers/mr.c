@@ -159,8 +159,29 @@ static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr)
 	return ret;
 }
 
-static struct ibpost_mr *ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
-					   size_t len, int access)
+/**
+ * __ibpost_reg_remote - register a kernel buffer a peer may access
+ * @qp: the connected RC QP the peer accesses it through (the registration
+ *      WR is posted on it)
+ * @buf: a physically contiguous buffer (kmalloc, alloc_pages); vmalloc
+ *       and stack buffers are refused
+ * @len: its length in bytes
+ * @access: IB_ACCESS_LOCAL_WRITE with exactly one of IB_ACCESS_REMOTE_READ
+ *          and IB_ACCESS_REMOTE_WRITE
+ * @caller: the module credited in ``rdma resource show mr``
+ *
+ * Grants that access to exactly [@buf, @buf + @len) and nothing else; the
+ * peer uses ibpost_mr_remote_addr() and ibpost_mr_rkey(). Consumers call
+ * it through ibpost_reg_read() and ibpost_reg_write().
+ *
+ * Context: Process context; sleeps until the registration completes.
+ * Return: the MR, or an ERR_PTR: -EINVAL (bad buffer or access, not an RC
+ * QP), -ENOTCONN (QP not in RTS), -ENODEV, -ENOMEM, -EIO (the
+ * registration failed), -ETIMEDOUT.
+ */
+struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
+				      size_t len, int access,
+				      const char *caller)
 {
 	struct ib_reg_wr reg = {};
 	struct ibpost_dev *dev;
@@ -170,6 +191,11 @@ static struct ibpost_mr *ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 
 	if (!qp)
 		return ERR_PTR(-EINVAL);
+	if (access != (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ) &&
+	    access != (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)) {
+		pr_warn_ratelimited("reg_remote: access must be local write plus remote read or remote write\n");
+		return ERR_PTR(-EINVAL);
+	}
 	if (qp->attr.qp_type != IB_QPT_RC) {
 		pr_warn_ratelimited("reg_read/reg_write: remote access needs an RC QP\n");
 		return ERR_PTR(-EINVAL);
@@ -187,6 +213,8 @@ static struct ibpost_mr *ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 		mr->ibmr = NULL;
 		goto out_unmap;
 	}
+	/* ib_alloc_mr() credits the PD's owner (ibpost): name the consumer. */
+	WRITE_ONCE(mr->ibmr->res.kern_name, caller ?: KBUILD_MODNAME);
 	ret = ib_map_mr_sg(mr->ibmr, &mr->sg, 1, NULL, PAGE_SIZE);
 	if (ret != 1) {
 		ret = ret < 0 ? ret : -EINVAL;
@@ -214,47 +242,20 @@ out_unmap:
 	kfree(mr);
 	return ERR_PTR(ret);
 }
+EXPORT_SYMBOL_NS_GPL(__ibpost_reg_remote, IBPOST);
 
-/**
- * ibpost_reg_read - register a kernel buffer the peer may RDMA READ
- * @qp: the connected RC QP the peer reads through (the registration WR is
- *      posted on it)
- * @buf: a physically contiguous buffer (kmalloc, alloc_pages); vmalloc
- *       and stack buffers are refused
- * @len: its length in bytes
- *
- * Grants remote read access to exactly [@buf, @buf + @len) and nothing
- * else; the peer uses ibpost_mr_remote_addr() and ibpost_mr_rkey().
- *
- * Context: Process context; sleeps until the registration completes.
- * Return: the MR, or an ERR_PTR: -EINVAL (bad buffer, not an RC QP),
- * -ENOTCONN (QP not in RTS), -ENODEV, -ENOMEM, -EIO (the registration
- * failed), -ETIMEDOUT.
- */
-struct ibpost_mr *ibpost_reg_read(struct ibpost_qp *qp, void *buf, size_t len)
+/* The symbols behind the header's macros, for callers taking addresses. */
+struct ibpost_mr *(ibpost_reg_read)(struct ibpost_qp *qp, void *buf,
+				    size_t len)
 {
-	return ibpost_reg_remote(qp, buf, len,
-				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ);
+	return ibpost_reg_read(qp, buf, len);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_reg_read, IBPOST);
 
-/**
- * ibpost_reg_write - register a kernel buffer the peer may RDMA WRITE
- * @qp: the connected RC QP the peer writes through
- * @buf: a physically contiguous buffer (kmalloc, alloc_pages); vmalloc
- *       and stack buffers are refused
- * @len: its length in bytes
- *
- * Grants remote write access to exactly [@buf, @buf + @len) and nothing
- * else (in particular no remote read).
- *
- * Context: Process context; sleeps until the registration completes.
- * Return: as ibpost_reg_read().
- */
-struct ibpost_mr *ibpost_reg_write(struct ibpost_qp *qp, void *buf, size_t len)
+struct ibpost_mr *(ibpost_reg_write)(struct ibpost_qp *qp, void *buf,
+				     size_t len)
 {
-	return ibpost_reg_remote(qp, buf, len,
-				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	return ibpost_reg_write(qp, buf, len);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_reg_write, IBPOST);
 

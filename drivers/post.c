@@ -31,6 +31,7 @@
 
 #include <linux/module.h>
 #include "ibpost_internal.h"
+#include "ibpost_trace.h"
 
 #define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
 			   IB_SEND_FENCE | IB_SEND_SOLICITED)
@@ -185,6 +186,16 @@ static const void *ibpost_nth_wr(const void *wr, u32 n, bool send)
 	return wr;
 }
 
+/* How many WRs a chain holds, for the post tracepoints. */
+static u32 ibpost_chain_len(const void *wr, bool send)
+{
+	u32 n = 0;
+
+	for (; wr; n++)
+		wr = ibpost_nth_wr(wr, 1, send);
+	return n;
+}
+
 /*
  * Common tail of both post paths, q->lock held: hand the claimed slots
  * [@start, @start + @n) to the provider, or to the flush worker when the
@@ -267,6 +278,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		}
 		if (used + n >= q->depth) {
 			ibpost_mr_put_users(slot->mrs, nmr);
+			trace_ibpost_slots_exhausted(q, used + n);
 			ret = -ENOMEM;
 			break;
 		}
@@ -280,8 +292,10 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		sig = user_sig || sync ||
 		      q->since_signal + 1 >= q->signal_interval ||
 		      used + n + 1 == q->depth;
-		if (sig && !user_sig && !sync)
+		if (sig && !user_sig && !sync) {
 			q->stats.forced_signals++;
+			trace_ibpost_forced_signal(q, used + n);
+		}
 		q->since_signal = sig ? 0 : q->since_signal + 1;
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
 					 user_sig);
@@ -304,6 +318,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 
 	if (bad_wr)
 		*bad_wr = ret ? ibpost_nth_wr(wr, posted, true) : NULL;
+	if (trace_ibpost_post_send_enabled())
+		trace_ibpost_post_send(qp, ibpost_chain_len(wr, true), posted,
+				       ret);
 	return ret;
 }
 
@@ -371,6 +388,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		}
 		if (used + n >= q->depth) {
 			ibpost_mr_put_users(slot->mrs, nmr);
+			trace_ibpost_slots_exhausted(q, used + n);
 			ret = -ENOMEM;
 			break;
 		}
@@ -398,6 +416,9 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 
 	if (bad_wr)
 		*bad_wr = ret ? ibpost_nth_wr(wr, posted, false) : NULL;
+	if (trace_ibpost_post_recv_enabled())
+		trace_ibpost_post_recv(qp, ibpost_chain_len(wr, false), posted,
+				       ret);
 	return ret;
 }
 
@@ -445,6 +466,20 @@ void ibpost_stats_refused(struct ibpost_stats *st, int err)
 		st->refused.other++;
 		break;
 	}
+}
+
+void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st)
+{
+	sum->posted += st->posted;
+	sum->completed += st->completed;
+	sum->flushed += st->flushed;
+	sum->failed += st->failed;
+	sum->forced_signals += st->forced_signals;
+	sum->refused.einval += st->refused.einval;
+	sum->refused.enomem += st->refused.enomem;
+	sum->refused.enotconn += st->refused.enotconn;
+	sum->refused.enodev += st->refused.enodev;
+	sum->refused.other += st->refused.other;
 }
 
 /* Complete the WRs posted while the QP was in ERR, outside any post call. */

@@ -22,8 +22,12 @@
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_internal.h"
+#include "ibpost_trace.h"
 
-#define IBPOST_DEFAULT_SIGNAL_INTERVAL	16
+static unsigned int default_signal_interval = 16;
+module_param(default_signal_interval, uint, 0644);
+MODULE_PARM_DESC(default_signal_interval,
+		 "Signal interval of QPs created with signal_interval 0: a send WR is signaled at least this often (default 16)");
 
 static u32 ibpost_pick_port(struct ib_device *ibdev)
 {
@@ -37,14 +41,28 @@ static u32 ibpost_pick_port(struct ib_device *ibdev)
 	return rdma_start_port(ibdev);
 }
 
-/* Record a state the QP was moved to, under both queue locks in turn. */
-static void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
+/*
+ * Wait out the post calls in flight on the receive queue: after a write
+ * made under the send queue's lock, each post path reads it under its own.
+ */
+static void ibpost_rq_barrier(struct ibpost_qp *qp)
 {
-	spin_lock_bh(&qp->sq.lock);
-	WRITE_ONCE(qp->state, state);
-	spin_unlock_bh(&qp->sq.lock);
 	spin_lock_bh(&qp->rq.lock);
 	spin_unlock_bh(&qp->rq.lock);
+}
+
+/* Record a state the QP was moved to, under both queue locks in turn. */
+void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
+{
+	enum ib_qp_state old;
+
+	spin_lock_bh(&qp->sq.lock);
+	old = qp->state;
+	WRITE_ONCE(qp->state, state);
+	spin_unlock_bh(&qp->sq.lock);
+	ibpost_rq_barrier(qp);
+	if (old != state)
+		trace_ibpost_qp_state(qp, old, state);
 }
 
 static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
@@ -121,23 +139,13 @@ static void ibpost_queue_free(struct ibpost_queue *q)
 	kvfree(q->mr_array);
 }
 
-/**
- * ibpost_qp_create - create a QP, its CQs and its accounting on a device
- * @dev: the device (a reference is taken for the QP's lifetime)
- * @attr: what is wanted; see struct ibpost_qp_attr
- *
- * An RC QP is returned in RESET, to be connected with
- * ibpost_qp_connect_loopback(); a UD QP is returned in RTS with
- * @attr->qkey, ready to post. The capacities granted by the provider
- * (which may exceed the ones asked for) are read back with
- * ibpost_qp_get_attr().
- *
- * Context: Process context; may sleep.
- * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr, -ENODEV when the
- * device is being removed, -ENOMEM, or the provider's error.
+/*
+ * Create a QP, its CQs and its accounting on @dev; through rdma_cm when
+ * @id is set. @caller is credited in restrack.
  */
-struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
-				   const struct ibpost_qp_attr *attr)
+struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
+				const struct ibpost_qp_attr *attr,
+				const char *caller, struct rdma_cm_id *id)
 {
 	struct ib_qp_init_attr init = {};
 	struct ib_device *ibdev;
@@ -161,8 +169,11 @@ struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 	if (!qp)
 		return ERR_PTR(-ENOMEM);
 	qp->attr = *attr;
+	qp->caller = caller ?: KBUILD_MODNAME;
+	INIT_LIST_HEAD(&qp->cm_node);
 	if (!qp->attr.signal_interval)
-		qp->attr.signal_interval = IBPOST_DEFAULT_SIGNAL_INTERVAL;
+		qp->attr.signal_interval =
+			max(READ_ONCE(default_signal_interval), 1U);
 	INIT_LIST_HEAD(&qp->node);
 	INIT_WORK(&qp->flush_work, ibpost_flush_work);
 	qp->state = IB_QPS_RESET;
@@ -176,16 +187,16 @@ struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 	}
 	ibdev = dev->ibdev;
 	qp->dev = dev;
-	qp->port = ibpost_pick_port(ibdev);
+	qp->port = id ? id->port_num : ibpost_pick_port(ibdev);
 
-	qp->sq.cq = ib_alloc_cq(ibdev, &qp->sq, attr->max_send_wr + 1, 0,
-				attr->poll_ctx);
+	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, attr->max_send_wr + 1, 0,
+				  attr->poll_ctx, qp->caller);
 	if (IS_ERR(qp->sq.cq)) {
 		ret = PTR_ERR(qp->sq.cq);
 		goto out_unlock;
 	}
-	qp->rq.cq = ib_alloc_cq(ibdev, &qp->rq, attr->max_recv_wr + 1, 0,
-				attr->poll_ctx);
+	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, attr->max_recv_wr + 1, 0,
+				  attr->poll_ctx, qp->caller);
 	if (IS_ERR(qp->rq.cq)) {
 		ret = PTR_ERR(qp->rq.cq);
 		goto out_free_send_cq;
@@ -202,12 +213,20 @@ struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 	init.cap.max_inline_data = attr->max_inline_data;
 	init.port_num = qp->port;
 	init.qp_context = qp;
-	qp->ibqp = ib_create_qp(dev->pd, &init);
-	if (IS_ERR(qp->ibqp)) {
-		ret = PTR_ERR(qp->ibqp);
-		qp->ibqp = NULL;
-		goto out_free_recv_cq;
+	if (id) {
+		qp->cm_id = id;
+		ret = ibpost_cm_create_qp(qp, &init);
+		if (ret)
+			goto out_free_recv_cq;
+	} else {
+		qp->ibqp = ib_create_qp_kernel(dev->pd, &init, qp->caller);
+		if (IS_ERR(qp->ibqp)) {
+			ret = PTR_ERR(qp->ibqp);
+			qp->ibqp = NULL;
+			goto out_free_recv_cq;
+		}
 	}
+	qp->qpn = qp->ibqp->qp_num;
 
 	ret = ibpost_qp_query_caps(qp);
 	if (ret)
@@ -228,7 +247,7 @@ struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 	ret = ibpost_drain_init(qp);
 	if (ret)
 		goto out_free_rq_slots;
-	if (attr->qp_type == IB_QPT_UD) {
+	if (attr->qp_type == IB_QPT_UD && !id) {
 		ret = ibpost_qp_to_rts_ud(qp);
 		if (ret)
 			goto out_drain_cleanup;
@@ -238,7 +257,10 @@ struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 	list_add_tail(&qp->node, &dev->qps);
 	dev->nr_qps++;
 	ibpost_debugfs_add_qp(qp);
+	if (id)
+		ibpost_cm_attach(qp);
 	mutex_unlock(&dev->qp_lock);
+	trace_ibpost_qp_create(qp);
 	return qp;
 
 out_drain_cleanup:
@@ -248,7 +270,10 @@ out_free_rq_slots:
 out_free_sq_slots:
 	ibpost_queue_free(&qp->sq);
 out_destroy_qp:
-	ib_destroy_qp(qp->ibqp);
+	if (id)
+		rdma_destroy_qp(id);
+	else
+		ib_destroy_qp(qp->ibqp);
 out_free_recv_cq:
 	ib_free_cq(qp->rq.cq);
 out_free_send_cq:
@@ -257,6 +282,38 @@ out_unlock:
 	mutex_unlock(&dev->qp_lock);
 	kfree(qp);
 	return ERR_PTR(ret);
+}
+
+/**
+ * __ibpost_qp_create - create a QP, its CQs and its accounting on a device
+ * @dev: the device (a reference is taken for the QP's lifetime)
+ * @attr: what is wanted; see struct ibpost_qp_attr
+ * @caller: the module credited for the QP and its CQs in restrack;
+ *          consumers call ibpost_qp_create(), which passes KBUILD_MODNAME
+ *
+ * An RC QP is returned in RESET, to be connected with
+ * ibpost_qp_connect_loopback(); a UD QP is returned in RTS with
+ * @attr->qkey, ready to post. The capacities granted by the provider
+ * (which may exceed the ones asked for) are read back with
+ * ibpost_qp_get_attr().
+ *
+ * Context: Process context; may sleep.
+ * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr, -ENODEV when the
+ * device is being removed, -ENOMEM, or the provider's error.
+ */
+struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
+				     const struct ibpost_qp_attr *attr,
+				     const char *caller)
+{
+	return ibpost_qp_new(dev, attr, caller, NULL);
+}
+EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST);
+
+/* The symbol behind the header's macro, for callers taking its address. */
+struct ibpost_qp *(ibpost_qp_create)(struct ibpost_dev *dev,
+				     const struct ibpost_qp_attr *attr)
+{
+	return ibpost_qp_new(dev, attr, KBUILD_MODNAME, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST);
 
@@ -445,13 +502,13 @@ void ibpost_qp_teardown(struct ibpost_qp *qp)
 	ibpost_debugfs_remove_qp(qp);
 	if (!qp->ibqp)
 		return;
+	trace_ibpost_qp_destroy(qp);
+	ibpost_cm_detach(qp);
 	/* No post reaches the provider after this. */
 	spin_lock_bh(&qp->sq.lock);
 	qp->dead = true;
 	spin_unlock_bh(&qp->sq.lock);
-	/* Taken in turn: each post path reads qp->dead under its own lock. */
-	spin_lock_bh(&qp->rq.lock);
-	spin_unlock_bh(&qp->rq.lock);
+	ibpost_rq_barrier(qp);
 
 	cancel_work_sync(&qp->flush_work);
 	ibpost_mrs_forget_qp(qp);
@@ -460,7 +517,10 @@ void ibpost_qp_teardown(struct ibpost_qp *qp)
 	if (qp->left_reset)
 		drained = ibpost_drain(qp);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	ib_destroy_qp(qp->ibqp);
+	if (qp->cm_id)
+		rdma_destroy_qp(qp->cm_id);	/* and clears cm_id->qp */
+	else
+		ib_destroy_qp(qp->ibqp);
 	WRITE_ONCE(qp->ibqp, NULL);
 	ibpost_drain_cleanup(qp);
 	ib_free_cq(qp->rq.cq);
@@ -495,6 +555,9 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 		dev->nr_qps--;
 	}
 	ibpost_qp_teardown(qp);
+	/* The QP's counters stay in its device's stats file. */
+	ibpost_stats_add(&dev->retired[0], &qp->sq.stats);
+	ibpost_stats_add(&dev->retired[1], &qp->rq.stats);
 	mutex_unlock(&dev->qp_lock);
 	ibpost_queue_free(&qp->sq);
 	ibpost_queue_free(&qp->rq);

@@ -11,14 +11,21 @@
  * and what a post on the dead QP returned:
  *
  *   ibpost_holder: <ibdev> removed: posted N returned N flushed N post -19
+ *
+ * It also registers a buffer for remote write on one QP and RDMA-writes a
+ * message into it from the other, so that the guest can find the holder
+ * credited for its QPs, CQs and MR in "rdma resource show", and a post
+ * and its completion in the ibpost trace events.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/completion.h>
 #include <rdma/ibpost.h>
 
 #define HOLDER_RECVS 16
+#define HOLDER_MSG "ibpost_holder was here"
 
 struct holder_entry {
 	struct list_head node;
@@ -28,6 +35,10 @@ struct holder_entry {
 	bool removed;
 	atomic_t returned, flushed;
 	int posted;
+	struct ibpost_mr *mr;
+	char target[64], msg[sizeof(HOLDER_MSG)];
+	struct completion written;
+	enum ib_wc_status write_status;
 };
 
 static LIST_HEAD(holder_entries);
@@ -43,12 +54,48 @@ static void holder_recv_done(struct ibpost_qp *qp, void *context,
 		atomic_inc(&e->flushed);
 }
 
+static void holder_send_done(struct ibpost_qp *qp, void *context,
+			     const struct ib_wc *wc)
+{
+	struct holder_entry *e = context;
+
+	e->write_status = wc->status;
+	complete(&e->written);
+}
+
+/* RDMA-write HOLDER_MSG from a into a buffer registered on b. */
+static int holder_write(struct holder_entry *e)
+{
+	int ret;
+
+	e->mr = ibpost_reg_write(e->b, e->target, sizeof(e->target));
+	if (IS_ERR(e->mr)) {
+		ret = PTR_ERR(e->mr);
+		e->mr = NULL;
+		return ret;
+	}
+	strscpy(e->msg, HOLDER_MSG, sizeof(e->msg));
+	ret = ibpost_post_write(e->a, e, e->msg, sizeof(e->msg), NULL,
+				IB_SEND_INLINE | IB_SEND_SIGNALED,
+				ibpost_mr_remote_addr(e->mr),
+				ibpost_mr_rkey(e->mr));
+	if (ret)
+		return ret;
+	if (!wait_for_completion_timeout(&e->written, 30 * HZ))
+		return -ETIMEDOUT;
+	if (e->write_status != IB_WC_SUCCESS)
+		return -EIO;
+	return strcmp(e->target, HOLDER_MSG) ? -EBADMSG : 0;
+}
+
 static void holder_add(struct ibpost_dev *dev)
 {
 	struct ibpost_qp_attr attr = {
 		.qp_type = IB_QPT_RC,
 		.max_send_wr = 8, .max_recv_wr = HOLDER_RECVS,
 		.max_send_sge = 1, .max_recv_sge = 1,
+		.max_inline_data = 64,
+		.send_done = holder_send_done,
 		.recv_done = holder_recv_done,
 	};
 	struct ib_recv_wr wr[HOLDER_RECVS] = {};
@@ -59,6 +106,7 @@ static void holder_add(struct ibpost_dev *dev)
 	if (!e)
 		return;
 	attr.priv = e;
+	init_completion(&e->written);
 	strscpy(e->name, dev_name(&ibpost_dev_ibdev(dev)->dev),
 		sizeof(e->name));
 	e->a = ibpost_qp_create(dev, &attr);
@@ -82,15 +130,21 @@ static void holder_add(struct ibpost_dev *dev)
 		goto out_destroy;
 	}
 	e->posted = HOLDER_RECVS;
+	ret = holder_write(e);
+	if (ret) {
+		pr_err("%s: RDMA write failed: %d\n", e->name, ret);
+		goto out_destroy;
+	}
 	e->dev = ibpost_dev_get(e->name);
 	mutex_lock(&holder_lock);
 	list_add_tail(&e->node, &holder_entries);
 	mutex_unlock(&holder_lock);
-	pr_info("%s: holding a loopback RC pair with %d receives posted\n",
+	pr_info("%s: holding a loopback RC pair with %d receives posted, write ok\n",
 		e->name, e->posted);
 	return;
 
 out_destroy:
+	ibpost_dereg_mr(e->mr);
 	ibpost_qp_destroy(e->b);
 	ibpost_qp_destroy(e->a);
 	kfree(e);
@@ -133,6 +187,7 @@ static void __exit holder_exit(void)
 				e->name, e->posted, atomic_read(&e->returned),
 				atomic_read(&e->flushed), ret);
 		}
+		ibpost_dereg_mr(e->mr);
 		ibpost_qp_destroy(e->b);
 		ibpost_qp_destroy(e->a);
 		ibpost_dev_put(e->dev);

@@ -27,10 +27,13 @@ echo 240 > /proc/sys/kernel/hung_task_timeout_secs
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 modprobe crc32_generic
 modprobe rdma_rxe
+modprobe rdma_cm
 modprobe dummy
-modprobe kunit
+[ "$mode" = bench ] || modprobe kunit
 ip link add d0 type dummy
 ip link set d0 up
+# ibpost_cm connects through rdma_cm to this address (kunit/cm_test.c).
+ip addr add 10.99.0.1/24 dev d0
 rdma link add rxe0 type rxe netdev d0
 insmod /ibpost/ibpost.ko
 
@@ -68,8 +71,49 @@ sc_rxe1_add_appears() {
 	rdma link add rxe1 type rxe netdev d1 && listed rxe1
 }
 
-sc_rxe1_delete_with_qps() {
+# The holder, loaded with ibpost's trace events on: its QPs, CQs and MR
+# are credited to it in rdma restrack, and its RDMA WRITE shows as a post
+# and a completion whose QP and CQ ids match "rdma resource show".
+sc_holder_credit_and_trace() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
+	[ -d $T/events/ibpost ] || return 1
+	echo > $T/trace
+	echo 1 > $T/events/ibpost/enable || return 1
 	insmod /ibpost/ibpost_holder.ko || return 1
+	echo 0 > $T/events/ibpost/enable
+	grep ibpost_ $T/trace > /tmp/trace.txt
+	cat /tmp/trace.txt
+	grep -q "ibpost_client_register: client=ibpost_holder" /tmp/trace.txt &&
+	grep -q "ibpost_qp_create: dev=rxe1 qpn=[0-9]* type=RC .*caller=ibpost_holder" \
+		/tmp/trace.txt &&
+	grep -q "ibpost_post_recv: qpn=[0-9]* chain=16 posted=16 ret=0 bad_wr=-1" \
+		/tmp/trace.txt || return 1
+	# The write on rxe1: its post, then its completion on the same QP.
+	qpn=$(sed -n 's/.*ibpost_post_send: qpn=\([0-9]*\) chain=1 posted=1 ret=0 .*/\1/p' \
+		/tmp/trace.txt | tail -1)
+	[ -n "$qpn" ] || return 1
+	comp=$(grep "ibpost_send_comp: cq.id=[0-9]* qpn=$qpn .*status=SUCCESS .*returned" \
+		/tmp/trace.txt | tail -1)
+	[ -n "$comp" ] || return 1
+	cq=$(echo "$comp" | sed -n 's/.*cq.id=\([0-9]*\) .*/\1/p')
+	rdma resource show qp link rxe1/1
+	rdma resource show cq dev rxe1
+	rdma resource show mr dev rxe1
+	rdma resource show qp link rxe1/1 | grep -E "lqpn $qpn .*ibpost_holder" &&
+	rdma resource show cq dev rxe1 | grep -E "cqn $cq .*ibpost_holder" &&
+	rdma resource show mr dev rxe1 | grep -q "ibpost_holder" || return 1
+	# The device's counters: the pair, its receives, the write.
+	cat /sys/kernel/debug/ibpost/rxe1/stats
+	grep -q "^qps 2$" /sys/kernel/debug/ibpost/rxe1/stats &&
+	grep -q "^recv_posted 16$" /sys/kernel/debug/ibpost/rxe1/stats &&
+	grep -q "^recv_in_use 16$" /sys/kernel/debug/ibpost/rxe1/stats &&
+	grep -q "^send_completed [1-9]" /sys/kernel/debug/ibpost/rxe1/stats
+}
+
+sc_rxe1_delete_with_qps() {
+	grep -q "^ibpost_holder " /proc/modules ||
+		insmod /ibpost/ibpost_holder.ko || return 1
 	grep -q "^qpn" /sys/kernel/debug/ibpost/rxe1/qps || return 1
 	cat /sys/kernel/debug/ibpost/rxe1/qps
 	# The holder's receives show in its QP's counters (root only file).
@@ -154,9 +198,10 @@ run_tests() {
 
 	kmsg "    KTAP version 1"
 	kmsg "    # Subtest: ibpost_scenarios"
-	kmsg "    1..6"
+	kmsg "    1..7"
 	SC_FAIL=0
 	sc_result rxe1_add_appears sc_rxe1_add_appears
+	sc_result holder_credit_and_trace sc_holder_credit_and_trace
 	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
 	sc_result reload_3_times sc_reload_3_times
 	sc_result load_before_device sc_load_before_device
@@ -185,6 +230,7 @@ run_demo() {
 case "$mode" in
 test) run_tests ;;
 demo) run_demo ;;
+bench) sh /ibpost/bench.sh ;;
 *) kmsg "ibpost-guest: unknown mode '$mode'" ;;
 esac
 finish

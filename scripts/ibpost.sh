@@ -10,6 +10,9 @@
 #                            add/remove scenarios, check the kernel log
 #   scripts/ibpost.sh demo   boot the guest, load ibpost and the demo ULP,
 #                            print its report
+#   scripts/ibpost.sh bench  build a non-debug kernel (cached), boot it
+#                            once, run ibpost against raw verbs and
+#                            userspace perftest; print the table
 #   scripts/ibpost.sh lint   checkpatch --strict, sparse, W=1, kernel-doc
 #                            (the test command runs it first)
 #   scripts/ibpost.sh deps   only install the Debian packages
@@ -29,6 +32,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${IBPOST_CACHE:-/var/cache/ibpost}
 VM_TIMEOUT=${IBPOST_VM_TIMEOUT:-1800}
 KUNITCONFIG=$REPO/kunit/.kunitconfig
+BENCHCONFIG=$REPO/scripts/bench.kunitconfig
 OUT=${IBPOST_OUT:-$REPO/out}
 
 log() { printf '[ibpost %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
@@ -104,10 +108,8 @@ build_modules() {
 	rsync -a --delete --exclude=.git --exclude=out "$REPO/" "$b/"
 	make -C "$b" KDIR="$kdir" W=1 modules > "$OUT/build.log" 2>&1 ||
 		{ cat "$OUT/build.log" >&2; die "module build failed"; }
-	if [ -d "$b/drivers/demo" ]; then
-		make -C "$b" KDIR="$kdir" W=1 demo >> "$OUT/build.log" 2>&1 ||
-			{ cat "$OUT/build.log" >&2; die "demo build failed"; }
-	fi
+	make -C "$b" KDIR="$kdir" W=1 demo bench >> "$OUT/build.log" 2>&1 ||
+		{ cat "$OUT/build.log" >&2; die "demo or bench build failed"; }
 	if grep -E "warning:|error:" "$OUT/build.log" >&2; then
 		die "the module build is not warning-free"
 	fi
@@ -124,9 +126,10 @@ copy_with_libs() {
 	done
 }
 
-# Pack the guest's initramfs for kernel build $1; prints its path.
+# Pack the guest's initramfs for kernel build $1 (with userspace verbs
+# and perftest when $2 is "perftest"); prints its path.
 make_initramfs() {
-	local bdir=$1 root=$OUT/initramfs kver
+	local bdir=$1 root=$OUT/initramfs kver t
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,ibpost,lib/modules}
 	cp /bin/busybox "$root/bin/busybox"
@@ -137,9 +140,22 @@ make_initramfs() {
 	kver=$(ls "$bdir/modroot/lib/modules")
 	cp -a "$bdir/modroot/lib/modules/$kver" "$root/lib/modules/"
 	cp "$OUT"/build/*.ko "$root/ibpost/"
-	[ -d "$OUT/build/drivers/demo" ] &&
-		cp "$OUT"/build/drivers/demo/*.ko "$root/ibpost/"
-	count_suites "$OUT/build/ibpost_kunit.ko" > "$root/ibpost/nsuites"
+	cp "$OUT"/build/drivers/demo/*.ko "$OUT"/build/drivers/bench/*.ko \
+		"$root/ibpost/"
+	if [ -e "$OUT/build/ibpost_kunit.ko" ]; then
+		count_suites "$OUT/build/ibpost_kunit.ko" > "$root/ibpost/nsuites"
+	fi
+	if [ "${2:-}" = perftest ]; then
+		for t in ib_send_bw ib_write_bw ib_read_bw ib_write_lat; do
+			copy_with_libs "/usr/bin/$t" "$root" >&2
+		done
+		# The rxe provider is dlopen()ed by libibverbs.
+		mkdir -p "$root/etc/libibverbs.d"
+		cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
+		copy_with_libs "$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)" \
+			"$root" >&2
+		cp "$REPO/scripts/bench-guest.sh" "$root/ibpost/bench.sh"
+	fi
 	echo "${IBPOST_KUNIT_ARGS:-}" > "$root/ibpost/kunit_args"
 	cp "$REPO/scripts/guest-init.sh" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
@@ -191,20 +207,29 @@ check_log() {
 # builds, kernel-doc. Any finding fails the run.
 lint() {
 	local src=$1 kdir=$2 b=$OUT/lint files
-	files=$(cd "$REPO" && ls drivers/*.c drivers/*.h drivers/demo/*.c \
-		include/rdma/*.h kunit/*.c kunit/*.h | grep -v '\.mod\.c$')
-	log "lint: checkpatch --strict"
-	(cd "$REPO" && "$src/scripts/checkpatch.pl" --no-tree --strict \
-		--terse --show-types -f $files) > "$OUT/checkpatch.log" 2>&1 ||
-		{ cat "$OUT/checkpatch.log" >&2; die "checkpatch findings"; }
+	local exc=$REPO/scripts/checkpatch-exceptions f types
+	files=$(cd "$REPO" && ls drivers/*.c drivers/*.h drivers/*/*.c \
+		drivers/*/*.h include/rdma/*.h kunit/*.c kunit/*.h 2>/dev/null |
+		grep -v '\.mod\.c$' || true)
+	log "lint: checkpatch --strict (exceptions: scripts/checkpatch-exceptions)"
+	: > "$OUT/checkpatch.log"
+	for f in $files; do
+		types=$(awk -v f="$f" '$1 == f { print $2 }' "$exc")
+		(cd "$REPO" && "$src/scripts/checkpatch.pl" --no-tree --strict \
+			--terse --show-types ${types:+--ignore "$types"} -f "$f") \
+			>> "$OUT/checkpatch.log" 2>&1 ||
+			{ cat "$OUT/checkpatch.log" >&2; die "checkpatch findings in $f"; }
+	done
 	log "lint: kernel-doc"
 	(cd "$REPO" && "$src/scripts/kernel-doc" -none -Werror \
-		include/rdma/ibpost.h drivers/*.c) 2>&1 | tee "$OUT/kernel-doc.log" >&2
+		include/rdma/ibpost.h drivers/*.c drivers/bench/*.[ch]) 2>&1 |
+		tee "$OUT/kernel-doc.log" >&2
 	[ -s "$OUT/kernel-doc.log" ] && die "kernel-doc findings"
 	log "lint: sparse (C=2) and W=1"
 	rm -rf "$b" && mkdir -p "$b"
 	rsync -a --exclude=.git --exclude=out "$REPO/" "$b/"
-	make -C "$b" KDIR="$kdir" C=2 W=1 modules > "$OUT/sparse.log" 2>&1 ||
+	make -C "$b" KDIR="$kdir" C=2 W=1 modules demo bench \
+		> "$OUT/sparse.log" 2>&1 ||
 		{ cat "$OUT/sparse.log" >&2; die "sparse build failed"; }
 	if grep -E "warning:|error:" "$OUT/sparse.log" >&2; then
 		die "sparse or W=1 findings"
@@ -235,6 +260,8 @@ cmd_test() {
 	bdir=$(kernel)
 	src=$(src_dir)
 	lint "$src" "$bdir"
+	log "packaging: dkms build for Debian's linux-headers-amd64"
+	"$REPO/scripts/dkms-check.sh" "$REPO" >&2 || die "dkms build failed"
 	build_modules "$bdir"
 	initrd=$(make_initramfs "$bdir")
 	boot_guest "$bdir" "$initrd" test "$log" || fail=1
@@ -274,12 +301,38 @@ cmd_demo() {
 	log "demo passed; report in $OUT/demo-report.txt"
 }
 
+# The benchmark (issue 5): a non-debug kernel, one boot, ibpost against
+# raw verbs and userspace perftest side by side; the table goes to
+# $OUT/bench-table.txt.
+cmd_bench() {
+	local bdir initrd log=$OUT/console-bench.log start
+	start=$(date +%s)
+	deps
+	PACKAGES="perftest ibverbs-providers libibverbs1" deps
+	bdir=$(kernel "$BENCHCONFIG")
+	build_modules "$bdir"
+	initrd=$(make_initramfs "$bdir" perftest)
+	boot_guest "$bdir" "$initrd" bench "$log" || true
+	python3 "$REPO/scripts/bench-report.py" "$log" > "$OUT/bench-table.txt"
+	{
+		echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with 2 vCPUs, 2 GiB"
+		echo "kernel:  $(basename "$bdir") (scripts/bench.kunitconfig), $(date -u +%Y-%m-%d)"
+	} >> "$OUT/bench-table.txt"
+	cat "$OUT/bench-table.txt"
+	check_log "$log" || die "the benchmark boot failed (console: $log)"
+	grep -q "ibpost-bench: done" "$log" ||
+		die "the benchmark did not finish (console: $log)"
+	log "bench took $(( $(date +%s) - start )) s; table in $OUT/bench-table.txt"
+}
+
 mkdir -p "$OUT"
 case "${1:-}" in
 test) cmd_test ;;
 lint) deps; lint "$(src_dir)" "$(kernel)" ;;
 demo) cmd_demo ;;
+bench) cmd_bench ;;
 deps) deps ;;
 kernel) deps; kernel ;;
-*) echo "usage: $0 {test|demo|lint|deps|kernel}" >&2; exit 2 ;;
+bench-kernel) deps; kernel "$BENCHCONFIG" ;;
+*) echo "usage: $0 {test|demo|bench|lint|deps|kernel|bench-kernel}" >&2; exit 2 ;;
 esac

@@ -80,8 +80,46 @@ struct ibpost_qp_attr {
 	void *priv;
 };
 
+struct rdma_cm_id;
+
 struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
 				   const struct ibpost_qp_attr *attr);
+struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
+				     const struct ibpost_qp_attr *attr,
+				     const char *caller);
+/**
+ * ibpost_qp_create - create a QP, credited to the calling module
+ * @dev: the device
+ * @attr: what is wanted; see struct ibpost_qp_attr
+ *
+ * Wraps __ibpost_qp_create() with the consumer's KBUILD_MODNAME, so that
+ * ``rdma resource show qp`` and ``cq`` name the consumer, as ib_alloc_pd()
+ * does. The exported function of the same name credits "ibpost".
+ *
+ * Context: Process context; may sleep.
+ * Return: as __ibpost_qp_create().
+ */
+#define ibpost_qp_create(dev, attr) \
+	__ibpost_qp_create(dev, attr, KBUILD_MODNAME)
+
+struct ibpost_qp *ibpost_qp_create_cm(struct rdma_cm_id *id,
+				      const struct ibpost_qp_attr *attr);
+struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
+					const struct ibpost_qp_attr *attr,
+					const char *caller);
+/**
+ * ibpost_qp_create_cm - create a QP on an rdma_cm_id, credited to the caller
+ * @id: the cm_id, bound to a device (route resolved, or a connect request)
+ * @attr: what is wanted; see struct ibpost_qp_attr
+ *
+ * Wraps __ibpost_qp_create_cm() with the consumer's KBUILD_MODNAME.
+ *
+ * Context: Process context; may sleep.
+ * Return: as __ibpost_qp_create_cm().
+ */
+#define ibpost_qp_create_cm(id, attr) \
+	__ibpost_qp_create_cm(id, attr, KBUILD_MODNAME)
+
 int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b);
 void ibpost_qp_destroy(struct ibpost_qp *qp);
 struct ib_qp *ibpost_qp_ibqp(struct ibpost_qp *qp);
@@ -101,6 +139,41 @@ struct ibpost_mr *ibpost_reg_read(struct ibpost_qp *qp, void *buf,
 				  size_t len);
 struct ibpost_mr *ibpost_reg_write(struct ibpost_qp *qp, void *buf,
 				   size_t len);
+struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
+				      size_t len, int access,
+				      const char *caller);
+/**
+ * ibpost_reg_read - register a buffer for remote read, credited to the caller
+ * @qp: the connected RC QP the peer reads through
+ * @buf: a physically contiguous buffer
+ * @len: its length in bytes
+ *
+ * Wraps __ibpost_reg_remote() with remote read access and the consumer's
+ * KBUILD_MODNAME, so that ``rdma resource show mr`` names the consumer.
+ *
+ * Context: Process context; sleeps until the registration completes.
+ * Return: as __ibpost_reg_remote().
+ */
+#define ibpost_reg_read(qp, buf, len) \
+	__ibpost_reg_remote(qp, buf, len, \
+			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ, \
+			    KBUILD_MODNAME)
+/**
+ * ibpost_reg_write - register a buffer for remote write, credited to the caller
+ * @qp: the connected RC QP the peer writes through
+ * @buf: a physically contiguous buffer
+ * @len: its length in bytes
+ *
+ * Wraps __ibpost_reg_remote() with remote write access and the consumer's
+ * KBUILD_MODNAME.
+ *
+ * Context: Process context; sleeps until the registration completes.
+ * Return: as __ibpost_reg_remote().
+ */
+#define ibpost_reg_write(qp, buf, len) \
+	__ibpost_reg_remote(qp, buf, len, \
+			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE, \
+			    KBUILD_MODNAME)
 int ibpost_dereg_mr(struct ibpost_mr *mr);
 u64 ibpost_mr_remote_addr(const struct ibpost_mr *mr);
 u32 ibpost_mr_rkey(const struct ibpost_mr *mr);

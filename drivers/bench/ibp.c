@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ibpost backend: the same traffic through ibpost, as its consumers
+ * post it.
+ *
+ * The pair comes from ibpost_qp_create() and ibpost_qp_connect_loopback()
+ * with completion callbacks (IB_POLL_SOFTIRQ) and run->signal as ibpost's
+ * signal interval; buffers are registered with ibpost_reg_msgs(), or with
+ * ibpost_reg_write() / ibpost_reg_read() when the peer accesses them.
+ * ibpost counts the send queue slots itself: a post that finds no slot
+ * returns -ENOMEM (with *bad_wr at the first WR not queued), and the
+ * poster waits for a completion and reposts from there.
+ *
+ * "chain" posts run->chain WRs per ibpost_post_send_list() call; "seed"
+ * posts one WR per ibpost_post_send() / _write() / _read() call.
+ * Teardown destroys the QPs first (ibpost drains them: every context
+ * comes back), then deregisters the buffers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bug.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include "bench.h"
+
+static void bench_ibp_send_done(struct ibpost_qp *qp, void *context,
+				const struct ib_wc *wc)
+{
+	struct bench_side *s = ibpost_qp_priv(qp);
+
+	bench_tx_done(&s->txq, NULL, wc);
+}
+
+static int bench_ibp_post_recv(struct bench_run *run, struct bench_side *s)
+{
+	return ibpost_post_recv(s->iqp, s, s->dst.cpu, run->size, s->dst.imr);
+}
+
+/* Every receive is answered (latency) and replaced by a new one. */
+static void bench_ibp_recv_done(struct ibpost_qp *qp, void *context,
+				const struct ib_wc *wc)
+{
+	struct bench_side *s = ibpost_qp_priv(qp);
+	int ret;
+
+	if (!bench_rx_ok(s, wc))
+		return;
+	bench_lat_rx(s);
+	ret = bench_ibp_post_recv(s->run, s);
+	if (ret)
+		bench_fail(s->run, ret, "reposting a receive (ibpost_post_recv)");
+}
+
+static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
+{
+	struct ibpost_qp_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.max_send_wr = BENCH_QUEUE_DEPTH,
+		.max_recv_wr = BENCH_QUEUE_DEPTH,
+		.max_send_sge = 1,
+		.max_recv_sge = 1,
+		.signal_interval = run->signal,
+		.poll_ctx = IB_POLL_SOFTIRQ,
+		.send_done = bench_ibp_send_done,
+		.recv_done = bench_ibp_recv_done,
+		.priv = s,
+	};
+	struct ibpost_qp_attr got;
+
+	s->iqp = ibpost_qp_create(run->dev, &attr);
+	if (IS_ERR(s->iqp))
+		return bench_fail(run, PTR_ERR(s->iqp), "ibpost_qp_create");
+	ibpost_qp_get_attr(s->iqp, &got);
+	s->txq.depth = got.max_send_wr;
+	s->rq_depth = got.max_recv_wr;
+	/* ibpost clamps the interval to its ring; mark WRs the same way. */
+	run->signal = min(run->signal, got.signal_interval);
+	return 0;
+}
+
+/* Allocate and register a buffer; the peer reaches @dst ones remotely. */
+static int bench_ibp_buf_init(struct bench_run *run, struct bench_side *s,
+			      struct bench_buf *b, bool dst)
+{
+	struct ibpost_mr *mr;
+	const char *why;
+
+	b->cpu = kzalloc(run->size, GFP_KERNEL | __GFP_NOWARN);
+	if (!b->cpu)
+		return bench_fail(run, -ENOMEM, "allocating a buffer");
+	if (!dst || run->opcode == IB_WR_SEND) {
+		mr = ibpost_reg_msgs(run->dev, b->cpu, run->size);
+		why = "ibpost_reg_msgs";
+	} else if (run->opcode == IB_WR_RDMA_READ) {
+		mr = ibpost_reg_read(s->iqp, b->cpu, run->size);
+		why = "ibpost_reg_read";
+	} else {
+		mr = ibpost_reg_write(s->iqp, b->cpu, run->size);
+		why = "ibpost_reg_write";
+	}
+	if (IS_ERR(mr))
+		return bench_fail(run, PTR_ERR(mr), why);
+	b->imr = mr;
+	if (ibpost_mr_sge(mr, b->cpu, run->size, &b->sge))
+		return bench_fail(run, -EINVAL, "ibpost_mr_sge");
+	b->raddr = ibpost_mr_remote_addr(mr);
+	b->rkey = ibpost_mr_rkey(mr);
+	return 0;
+}
+
+/* After the QPs are gone: no posted WR references the buffer any more. */
+static void bench_ibp_buf_free(struct bench_buf *b)
+{
+	/* Refused only while a WR uses it: leak rather than free it mapped. */
+	if (b->imr && WARN_ON_ONCE(ibpost_dereg_mr(b->imr)))
+		return;
+	kfree(b->cpu);
+	memset(b, 0, sizeof(*b));
+}
+
+static void bench_ibp_bufs_free(struct bench_run *run)
+{
+	bench_ibp_buf_free(&run->a.src);
+	bench_ibp_buf_free(&run->a.dst);
+	bench_ibp_buf_free(&run->b.src);
+	bench_ibp_buf_free(&run->b.dst);
+}
+
+/* The buffers the run needs, then the receives that keep B (and A) fed. */
+static int bench_ibp_bufs_init(struct bench_run *run)
+{
+	struct bench_side *sides[] = { &run->a, &run->b };
+	unsigned int i;
+	u32 n;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		if (bench_need_src(run, s)) {
+			ret = bench_ibp_buf_init(run, s, &s->src, false);
+			if (ret)
+				return ret;
+		}
+		if (bench_need_dst(run, s)) {
+			ret = bench_ibp_buf_init(run, s, &s->dst, true);
+			if (ret)
+				return ret;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		if (!bench_need_recv(run, s))
+			continue;
+		for (n = 0; n < s->rq_depth; n++) {
+			ret = bench_ibp_post_recv(run, s);
+			if (ret)
+				return bench_fail(run, ret, "ibpost_post_recv");
+		}
+	}
+	return 0;
+}
+
+static int bench_ibp_setup(struct bench_run *run)
+{
+	int ret;
+
+	ret = bench_ibp_qp_create(run, &run->a);
+	if (ret)
+		return ret;
+	ret = bench_ibp_qp_create(run, &run->b);
+	if (ret)
+		goto out_destroy_a;
+	ret = ibpost_qp_connect_loopback(run->a.iqp, run->b.iqp);
+	if (ret) {
+		bench_fail(run, ret, "ibpost_qp_connect_loopback");
+		goto out_destroy_b;
+	}
+	ret = bench_ibp_bufs_init(run);
+	if (ret)
+		goto out_destroy_b;
+	return 0;
+
+out_destroy_b:
+	ibpost_qp_destroy(run->b.iqp);
+out_destroy_a:
+	ibpost_qp_destroy(run->a.iqp);
+	/* Buffers after the QPs: their receives hold the MRs until then. */
+	bench_ibp_bufs_free(run);
+	return ret;
+}
+
+static void bench_ibp_teardown(struct bench_run *run)
+{
+	ibpost_qp_destroy(run->b.iqp);
+	ibpost_qp_destroy(run->a.iqp);
+	bench_ibp_bufs_free(run);
+}
+
+/* One seed operation of side @s towards the peer's dst buffer. */
+static int bench_ibp_seed(struct bench_run *run, struct bench_side *s,
+			  int flags)
+{
+	struct bench_buf *src = &s->src, *dst = &s->peer->dst;
+
+	switch (run->opcode) {
+	case IB_WR_SEND:
+		return ibpost_post_send(s->iqp, s, src->cpu, run->size,
+					src->imr, flags);
+	case IB_WR_RDMA_READ:
+		return ibpost_post_read(s->iqp, s, src->cpu, run->size,
+					src->imr, flags, dst->raddr, dst->rkey);
+	default:
+		return ibpost_post_write(s->iqp, s, src->cpu, run->size,
+					 src->imr, flags, dst->raddr,
+					 dst->rkey);
+	}
+}
+
+static int bench_ibp_post_seed_bw(struct bench_run *run, u32 idx,
+				  u32 *queued)
+{
+	int flags = bench_bw_signaled(run, idx) ? IB_SEND_SIGNALED : 0;
+	u64 t0;
+	int ret;
+
+	t0 = ktime_get_ns();
+	ret = bench_ibp_seed(run, &run->a, flags);
+	run->post_ns += ktime_get_ns() - t0;
+	*queued = ret ? 0 : 1;
+	if (ret == -ENOMEM)
+		return -EAGAIN;
+	return ret ? bench_fail(run, ret, "ibpost seed operation") : 0;
+}
+
+/* A fresh chain of @n WRs, or the rest of the last one from *bad_wr. */
+static int bench_ibp_post_bw(struct bench_run *run, u32 idx, u32 n,
+			     bool fresh, u32 *queued)
+{
+	const struct ib_send_wr *first, *bad = NULL;
+	u64 t0;
+	u32 i;
+	int ret;
+
+	if (run->seed)
+		return bench_ibp_post_seed_bw(run, idx, queued);
+	if (fresh) {
+		for (i = 0; i < n; i++) {
+			struct ib_send_wr *wr = &run->wrs[i].wr;
+
+			wr->wr_id = (uintptr_t)&run->a;
+			wr->send_flags = bench_bw_signaled(run, idx + i) ?
+					 IB_SEND_SIGNALED : 0;
+			wr->next = i + 1 < n ? &run->wrs[i + 1].wr : NULL;
+		}
+		run->resume = &run->wrs[0].wr;
+	}
+	first = run->resume;
+	t0 = ktime_get_ns();
+	ret = ibpost_post_send_list(run->a.iqp, first, &bad);
+	run->post_ns += ktime_get_ns() - t0;
+	if (!ret) {
+		*queued = n;
+		return 0;
+	}
+	*queued = bench_chain_index(first, bad);
+	run->resume = bad;
+	if (ret == -ENOMEM)
+		return -EAGAIN;
+	return bench_fail(run, ret, "ibpost_post_send_list");
+}
+
+static int bench_ibp_post_lat(struct bench_run *run, struct bench_side *s)
+{
+	int flags = bench_lat_flags(run, &s->txq);
+	int ret;
+
+	if (run->seed) {
+		ret = bench_ibp_seed(run, s, flags);
+	} else {
+		s->lat_wr.wr.wr_id = (uintptr_t)s;
+		s->lat_wr.wr.send_flags = flags;
+		ret = ibpost_post_send_list(s->iqp, &s->lat_wr.wr, NULL);
+	}
+	if (ret == -ENOMEM)
+		return -EAGAIN;
+	if (ret)
+		return bench_fail(run, ret, run->seed ?
+				  "ibpost seed operation" :
+				  "ibpost_post_send_list");
+	s->txq.lat_count++;
+	return 0;
+}
+
+const struct bench_ops bench_ibp_ops = {
+	.setup = bench_ibp_setup,
+	.teardown = bench_ibp_teardown,
+	.post_bw = bench_ibp_post_bw,
+	.post_lat = bench_ibp_post_lat,
+};

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Latency: ping-pong between side A and side B, driven by one thread.
+ *
+ * WRITE: A RDMA-WRITEs run->size bytes into B's buffer, the last byte
+ * carrying a sequence number; the thread polls that byte, then B writes
+ * the same way back into A's buffer and the thread polls A's.
+ * SEND: A sends; B's receive completion handler answers with a send of
+ * its own (posting from completion handlers is allowed by both verbs and
+ * ibpost); A's receive completion handler completes run->pong, which the
+ * thread polls.
+ *
+ * Each round trip is timed with ktime; the figures are one-way (half the
+ * round trip), as perftest's ib_write_lat reports them. Latency WRs are
+ * signaled every BENCH_LAT_SIGNAL; a full send queue is waited out like
+ * in the bandwidth engine.
+ *
+ * Polling: rxe (and other software providers) move data in softirq. The
+ * poll loop lets pending softirqs run on this CPU (as a spin_unlock_bh()
+ * in the post path does) instead of waiting for ksoftirqd, gives the CPU
+ * up now and then, and gives up after BENCH_TIMEOUT.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bottom_half.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include "bench.h"
+
+#define BENCH_SPIN_CHECK	1024	/* polls between deadline checks */
+
+/* Post side @s's latency WR, waiting for a send slot when there is none. */
+static int bench_lat_post(struct bench_run *run, struct bench_side *s)
+{
+	u32 snap;
+	int ret;
+
+	for (;;) {
+		snap = atomic_read(&s->txq.completions);
+		ret = run->ops->post_lat(run, s);
+		if (ret != -EAGAIN)
+			return ret;
+		ret = bench_txq_wait(run, &s->txq, snap);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Poll for @want in *@byte, or for run->pong when @byte is NULL. */
+static int bench_lat_spin(struct bench_run *run, const u8 *byte, u8 want)
+{
+	unsigned long deadline = jiffies + BENCH_TIMEOUT;
+	u32 spins = 0;
+	int err;
+
+	for (;;) {
+		if (byte ? READ_ONCE(*byte) == want :
+			   try_wait_for_completion(&run->pong))
+			return 0;
+		err = READ_ONCE(run->err);
+		if (err)
+			return err;
+		if (++spins % BENCH_SPIN_CHECK == 0) {
+			if (signal_pending(current))
+				return bench_fail(run, -EINTR,
+						  "interrupted by a signal");
+			if (time_after(jiffies, deadline))
+				return bench_fail(run, -ETIMEDOUT,
+						  "no answer within 30 s");
+			cond_resched();
+		}
+		/* Let the provider's pending softirq work run here. */
+		local_bh_disable();
+		local_bh_enable();
+		cpu_relax();
+	}
+}
+
+static u8 *bench_last_byte(const struct bench_run *run, struct bench_buf *b)
+{
+	return (u8 *)b->cpu + run->size - 1;
+}
+
+static int bench_lat_write_rt(struct bench_run *run, u8 seq)
+{
+	struct bench_side *a = &run->a, *b = &run->b;
+	int ret;
+
+	WRITE_ONCE(*bench_last_byte(run, &a->src), seq);
+	ret = bench_lat_post(run, a);
+	if (!ret)
+		ret = bench_lat_spin(run, bench_last_byte(run, &b->dst), seq);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*bench_last_byte(run, &b->src), seq);
+	ret = bench_lat_post(run, b);
+	if (!ret)
+		ret = bench_lat_spin(run, bench_last_byte(run, &a->dst), seq);
+	return ret;
+}
+
+static int bench_lat_send_rt(struct bench_run *run)
+{
+	int ret;
+
+	ret = bench_lat_post(run, &run->a);
+	if (!ret)
+		ret = bench_lat_spin(run, NULL, 0);
+	return ret;
+}
+
+/* Each side's one WR: its src buffer to the peer's dst buffer. */
+static void bench_lat_build(struct bench_run *run)
+{
+	struct bench_side *sides[] = { &run->a, &run->b };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		s->lat_wr.wr.opcode = run->opcode;
+		s->lat_wr.wr.sg_list = &s->src.sge;
+		s->lat_wr.wr.num_sge = 1;
+		s->lat_wr.remote_addr = s->peer->dst.raddr;
+		s->lat_wr.rkey = s->peer->dst.rkey;
+	}
+}
+
+/**
+ * bench_lat_rx - answer a latency receive
+ * @s: the side that received
+ *
+ * B answers A's send with its own; A's receive ends the round trip.
+ *
+ * Context: The receive CQ's completion context (softirq).
+ */
+void bench_lat_rx(struct bench_side *s)
+{
+	struct bench_run *run = s->run;
+
+	if (!run->lat)
+		return;
+	if (s == &run->a) {
+		complete(&run->pong);
+		return;
+	}
+	/* No waiting here: in ping-pong a full send queue is a bug. */
+	if (run->ops->post_lat(run, s) == -EAGAIN)
+		bench_fail(run, -ENOBUFS, "no send slot left for B's reply");
+}
+
+/**
+ * bench_lat - run a latency measurement on a set-up pair
+ * @run: the run
+ * @res: filled with the figures
+ *
+ * Context: Process context; polls, sleeps when a send queue is full.
+ * Return: 0, or the run's failure.
+ */
+int bench_lat(struct bench_run *run, struct bench_result *res)
+{
+	const struct bench_cfg *cfg = run->cfg;
+	u32 total = cfg->warmup + cfg->iters, i;
+	u64 t0, rtt;
+	int ret;
+
+	run->rtt = kvmalloc_array(cfg->iters, sizeof(*run->rtt), GFP_KERNEL);
+	if (!run->rtt)
+		return bench_fail(run, -ENOMEM, "allocating the samples");
+	bench_lat_build(run);
+
+	for (i = 0; i < total; i++) {
+		t0 = ktime_get_ns();
+		if (run->opcode == IB_WR_SEND)
+			ret = bench_lat_send_rt(run);
+		else
+			ret = bench_lat_write_rt(run, (u8)(i + 1));
+		rtt = ktime_get_ns() - t0;
+		if (!ret)
+			ret = bench_check(run);
+		if (ret)
+			return ret;
+		if (i >= cfg->warmup)
+			run->rtt[i - cfg->warmup] = min_t(u64, rtt, U32_MAX);
+		cond_resched();
+	}
+	bench_lat_stats(run->rtt, cfg->iters, res);
+	return 0;
+}

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The raw verbs backend: the same traffic as a careful ULP would post it
+ * without ibpost.
+ *
+ * Each side has a send CQ and a receive CQ (IB_POLL_SOFTIRQ) and an RC QP
+ * on ibpost's PD, connected to the other side by hand with the attributes
+ * ibpost gives its own loopback pairs (the address vector comes from
+ * ibpost, which resolves RoCE's destination MAC for kernel callers).
+ * Buffers are kmalloc'd and mapped with ib_dma_map_single(), used locally
+ * through the PD's local_dma_lkey; a buffer the peer accesses is also
+ * registered with a fast-registration MR (IB_WR_REG_MR, waited for).
+ *
+ * Send accounting: a ring of contexts, one per usable send queue slot;
+ * the poster counts what it posted, a signaled completion frees every
+ * slot up to its own (send queues complete in order), and the poster
+ * never posts more than the free slots. One slot of each queue is kept
+ * for ib_drain_qp(), which every teardown goes through before the QPs
+ * and buffers go.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include "bench.h"
+
+#define BENCH_RAW_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ)
+/* ibpost's loopback RC attributes (drivers/qp.c). */
+#define BENCH_RAW_RD_ATOMIC	8
+#define BENCH_RAW_MIN_RNR	12
+#define BENCH_RAW_TIMEOUT	14
+#define BENCH_RAW_RETRY		6
+#define BENCH_RAW_RNR_RETRY	7
+
+static void bench_raw_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct bench_wctx *c = container_of(wc->wr_cqe, struct bench_wctx,
+					    cqe);
+
+	bench_tx_done(c->txq, c, wc);
+}
+
+static void bench_raw_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct bench_side *s = container_of(wc->wr_cqe, struct bench_side,
+					    reg_cqe);
+
+	s->reg_status = wc->status;
+	complete(&s->reg_done);
+}
+
+static int bench_raw_post_recv(struct bench_side *s)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe = &s->recv_cqe,
+		.sg_list = &s->dst.sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(s->qp, &wr, NULL);
+}
+
+/* Every receive is answered (latency) and replaced by a new one. */
+static void bench_raw_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct bench_side *s = container_of(wc->wr_cqe, struct bench_side,
+					    recv_cqe);
+	int ret;
+
+	if (!bench_rx_ok(s, wc))
+		return;
+	bench_lat_rx(s);
+	ret = bench_raw_post_recv(s);
+	if (ret)
+		bench_fail(s->run, ret, "reposting a receive (ib_post_recv)");
+}
+
+/* The address of the port itself, as ibpost builds it for its pairs. */
+static int bench_raw_loopback_av(struct bench_run *run,
+				 struct rdma_ah_attr *av)
+{
+	struct ibpost_qp_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.max_send_wr = 1,
+		.max_recv_wr = 1,
+		.poll_ctx = IB_POLL_SOFTIRQ,
+	};
+	struct ibpost_qp *qp;
+	int ret;
+
+	qp = ibpost_qp_create(run->dev, &attr);
+	if (IS_ERR(qp))
+		return bench_fail(run, PTR_ERR(qp),
+				  "ibpost_qp_create (for the loopback address)");
+	ret = ibpost_qp_loopback_av(qp, av);
+	ibpost_qp_destroy(qp);
+	return ret ? bench_fail(run, ret, "ibpost_qp_loopback_av") : 0;
+}
+
+static int bench_raw_side_create(struct bench_run *run, struct bench_side *s,
+				 u32 port)
+{
+	struct ib_qp_init_attr init = {};
+	u32 i;
+	int ret;
+
+	s->scq = ib_alloc_cq(run->ibdev, s, BENCH_CQE, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(s->scq))
+		return bench_fail(run, PTR_ERR(s->scq), "ib_alloc_cq");
+	s->rcq = ib_alloc_cq(run->ibdev, s, BENCH_CQE, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(s->rcq)) {
+		ret = bench_fail(run, PTR_ERR(s->rcq), "ib_alloc_cq");
+		goto out_free_scq;
+	}
+
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.send_cq = s->scq;
+	init.recv_cq = s->rcq;
+	init.cap.max_send_wr = BENCH_QUEUE_DEPTH;
+	init.cap.max_recv_wr = BENCH_QUEUE_DEPTH;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.port_num = port;
+	init.qp_context = s;
+	s->qp = ib_create_qp(run->pd, &init);
+	if (IS_ERR(s->qp)) {
+		ret = bench_fail(run, PTR_ERR(s->qp), "ib_create_qp");
+		goto out_free_rcq;
+	}
+	/* What was granted, less one slot per queue for ib_drain_qp(). */
+	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2) {
+		ret = bench_fail(run, -EINVAL,
+				 "ib_create_qp granted fewer than 2 WRs");
+		goto out_destroy_qp;
+	}
+	s->txq.depth = min_t(u32, init.cap.max_send_wr - 1, BENCH_CQE - 1);
+	s->rq_depth = min_t(u32, init.cap.max_recv_wr - 1, BENCH_CQE - 1);
+
+	s->txq.ctx = kcalloc(s->txq.depth, sizeof(*s->txq.ctx), GFP_KERNEL);
+	if (!s->txq.ctx) {
+		ret = bench_fail(run, -ENOMEM, "allocating send contexts");
+		goto out_destroy_qp;
+	}
+	for (i = 0; i < s->txq.depth; i++) {
+		s->txq.ctx[i].cqe.done = bench_raw_send_done;
+		s->txq.ctx[i].txq = &s->txq;
+	}
+	s->recv_cqe.done = bench_raw_recv_done;
+	s->reg_cqe.done = bench_raw_reg_done;
+	init_completion(&s->reg_done);
+	return 0;
+
+out_destroy_qp:
+	ib_destroy_qp(s->qp);
+out_free_rcq:
+	ib_free_cq(s->rcq);
+out_free_scq:
+	ib_free_cq(s->scq);
+	return ret;
+}
+
+static void bench_raw_side_destroy(struct bench_side *s)
+{
+	ib_destroy_qp(s->qp);
+	ib_free_cq(s->rcq);
+	ib_free_cq(s->scq);
+	kfree(s->txq.ctx);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the peer, as ibpost does it. */
+static int bench_raw_to_rts(struct bench_run *run, struct bench_side *s,
+			    const struct rdma_ah_attr *av, u32 port,
+			    enum ib_mtu mtu)
+{
+	const struct ib_device_attr *da = &run->ibdev->attrs;
+	struct ib_qp_attr qa = {};
+	int ret;
+
+	qa.qp_state = IB_QPS_INIT;
+	qa.pkey_index = 0;
+	qa.port_num = port;
+	qa.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return bench_fail(run, ret, "ib_modify_qp to INIT");
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.path_mtu = mtu;
+	qa.dest_qp_num = s->peer->qp->qp_num;
+	qa.rq_psn = 0;
+	qa.max_dest_rd_atomic = min_t(int, BENCH_RAW_RD_ATOMIC,
+				      da->max_qp_rd_atom);
+	qa.min_rnr_timer = BENCH_RAW_MIN_RNR;
+	qa.ah_attr = *av;
+	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return bench_fail(run, ret, "ib_modify_qp to RTR");
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTS;
+	qa.timeout = BENCH_RAW_TIMEOUT;
+	qa.retry_cnt = BENCH_RAW_RETRY;
+	qa.rnr_retry = BENCH_RAW_RNR_RETRY;
+	qa.sq_psn = 0;
+	qa.max_rd_atomic = min_t(int, BENCH_RAW_RD_ATOMIC,
+				 da->max_qp_init_rd_atom);
+	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_TIMEOUT |
+			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			   IB_QP_MAX_QP_RD_ATOMIC);
+	return ret ? bench_fail(run, ret, "ib_modify_qp to RTS") : 0;
+}
+
+static int bench_raw_connect(struct bench_run *run,
+			     const struct rdma_ah_attr *av, u32 port)
+{
+	struct ib_port_attr pattr;
+	int ret;
+
+	ret = ib_query_port(run->ibdev, port, &pattr);
+	if (ret)
+		return bench_fail(run, ret, "ib_query_port");
+	ret = bench_raw_to_rts(run, &run->a, av, port, pattr.active_mtu);
+	if (!ret)
+		ret = bench_raw_to_rts(run, &run->b, av, port,
+				       pattr.active_mtu);
+	return ret;
+}
+
+/* Give the peer access to @b through a fast-registration MR. */
+static int bench_raw_reg(struct bench_run *run, struct bench_side *s,
+			 struct bench_buf *b)
+{
+	u32 npages = DIV_ROUND_UP(offset_in_page(b->cpu) + run->size,
+				  PAGE_SIZE);
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	int ret;
+
+	b->mr = ib_alloc_mr(run->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(b->mr)) {
+		ret = PTR_ERR(b->mr);
+		b->mr = NULL;
+		return bench_fail(run, ret, "ib_alloc_mr");
+	}
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = b->dma;
+	sg_dma_len(&sg) = run->size;
+	ret = ib_map_mr_sg(b->mr, &sg, 1, NULL, PAGE_SIZE);
+	if (ret != 1)
+		return bench_fail(run, ret < 0 ? ret : -EINVAL,
+				  "ib_map_mr_sg");
+	ib_update_fast_reg_key(b->mr, ib_inc_rkey(b->mr->rkey));
+
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &s->reg_cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = b->mr;
+	reg.key = b->mr->rkey;
+	reg.access = BENCH_RAW_ACCESS;
+	reinit_completion(&s->reg_done);
+	ret = ib_post_send(s->qp, &reg.wr, NULL);
+	if (ret)
+		return bench_fail(run, ret, "posting IB_WR_REG_MR");
+	if (!wait_for_completion_timeout(&s->reg_done, BENCH_TIMEOUT))
+		return bench_fail(run, -ETIMEDOUT,
+				  "IB_WR_REG_MR did not complete within 30 s");
+	if (s->reg_status != IB_WC_SUCCESS)
+		return bench_fail(run, -EIO, "IB_WR_REG_MR failed");
+	b->raddr = b->mr->iova;
+	b->rkey = b->mr->rkey;
+	return 0;
+}
+
+/* Allocate and map a buffer; on failure bench_raw_buf_free() undoes it. */
+static int bench_raw_buf_init(struct bench_run *run, struct bench_side *s,
+			      struct bench_buf *b, bool remote)
+{
+	b->cpu = kzalloc(run->size, GFP_KERNEL | __GFP_NOWARN);
+	if (!b->cpu)
+		return bench_fail(run, -ENOMEM, "allocating a buffer");
+	b->dma = ib_dma_map_single(run->ibdev, b->cpu, run->size,
+				   DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(run->ibdev, b->dma))
+		return bench_fail(run, -ENOMEM, "ib_dma_map_single");
+	b->mapped = true;
+	b->sge.addr = b->dma;
+	b->sge.length = run->size;
+	b->sge.lkey = run->pd->local_dma_lkey;
+	return remote ? bench_raw_reg(run, s, b) : 0;
+}
+
+/* After the drain: no WR references the buffer any more. */
+static void bench_raw_buf_free(struct bench_run *run, struct bench_buf *b)
+{
+	if (b->mr)
+		ib_dereg_mr(b->mr);
+	if (b->mapped)
+		ib_dma_unmap_single(run->ibdev, b->dma, run->size,
+				    DMA_BIDIRECTIONAL);
+	kfree(b->cpu);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The buffers the run needs, then the receives that keep B (and A) fed. */
+static int bench_raw_bufs_init(struct bench_run *run)
+{
+	struct bench_side *sides[] = { &run->a, &run->b };
+	bool remote = run->opcode != IB_WR_SEND;
+	unsigned int i;
+	u32 n;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		if (bench_need_src(run, s)) {
+			ret = bench_raw_buf_init(run, s, &s->src, false);
+			if (ret)
+				return ret;
+		}
+		if (bench_need_dst(run, s)) {
+			ret = bench_raw_buf_init(run, s, &s->dst, remote);
+			if (ret)
+				return ret;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		if (!bench_need_recv(run, s))
+			continue;
+		for (n = 0; n < s->rq_depth; n++) {
+			ret = bench_raw_post_recv(s);
+			if (ret)
+				return bench_fail(run, ret, "ib_post_recv");
+		}
+	}
+	return 0;
+}
+
+/* Flush both QPs (every callback has run after this), free the buffers. */
+static void bench_raw_release(struct bench_run *run)
+{
+	ib_drain_qp(run->a.qp);
+	ib_drain_qp(run->b.qp);
+	bench_raw_buf_free(run, &run->a.src);
+	bench_raw_buf_free(run, &run->a.dst);
+	bench_raw_buf_free(run, &run->b.src);
+	bench_raw_buf_free(run, &run->b.dst);
+}
+
+static int bench_raw_setup(struct bench_run *run)
+{
+	struct rdma_ah_attr av;
+	u32 port;
+	int ret;
+
+	ret = bench_raw_loopback_av(run, &av);
+	if (ret)
+		return ret;
+	port = rdma_ah_get_port_num(&av);
+	ret = bench_raw_side_create(run, &run->a, port);
+	if (ret)
+		return ret;
+	ret = bench_raw_side_create(run, &run->b, port);
+	if (ret)
+		goto out_destroy_a;
+	/* A full queue must hold a signaled WR, or nothing frees it. */
+	run->signal = min3(run->signal, run->a.txq.depth, run->b.txq.depth);
+	ret = bench_raw_connect(run, &av, port);
+	if (ret)
+		goto out_destroy_b;
+	/* From here on WRs may be outstanding: unwind through the drain. */
+	ret = bench_raw_bufs_init(run);
+	if (ret)
+		goto out_release;
+	return 0;
+
+out_release:
+	bench_raw_release(run);
+out_destroy_b:
+	bench_raw_side_destroy(&run->b);
+out_destroy_a:
+	bench_raw_side_destroy(&run->a);
+	return ret;
+}
+
+static void bench_raw_teardown(struct bench_run *run)
+{
+	bench_raw_release(run);
+	bench_raw_side_destroy(&run->b);
+	bench_raw_side_destroy(&run->a);
+}
+
+/* Up to @n WRs from the chain array, as many as there are free slots. */
+static int bench_raw_post_bw(struct bench_run *run, u32 idx, u32 n,
+			     bool fresh, u32 *queued)
+{
+	struct bench_txq *txq = &run->a.txq;
+	const struct ib_send_wr *bad = NULL;
+	u32 room = bench_txq_room(txq), i;
+	u64 t0;
+	int ret;
+
+	*queued = 0;
+	if (!room)
+		return -EAGAIN;
+	n = min(n, room);
+	for (i = 0; i < n; i++) {
+		struct ib_send_wr *wr = &run->wrs[i].wr;
+
+		wr->wr_cqe = bench_txq_next(txq, i);
+		wr->send_flags = bench_bw_signaled(run, idx + i) ?
+				 IB_SEND_SIGNALED : 0;
+		wr->next = i + 1 < n ? &run->wrs[i + 1].wr : NULL;
+	}
+	t0 = ktime_get_ns();
+	ret = ib_post_send(run->a.qp, &run->wrs[0].wr, &bad);
+	run->post_ns += ktime_get_ns() - t0;
+	*queued = ret ? bench_chain_index(&run->wrs[0].wr, bad) : n;
+	txq->posted += *queued;
+	return ret ? bench_fail(run, ret, "ib_post_send") : 0;
+}
+
+static int bench_raw_post_lat(struct bench_run *run, struct bench_side *s)
+{
+	struct bench_txq *txq = &s->txq;
+	struct ib_send_wr *wr = &s->lat_wr.wr;
+	int ret;
+
+	if (!bench_txq_room(txq))
+		return -EAGAIN;
+	wr->wr_cqe = bench_txq_next(txq, 0);
+	wr->send_flags = bench_lat_flags(run, txq);
+	ret = ib_post_send(s->qp, wr, NULL);
+	if (ret)
+		return bench_fail(run, ret, "ib_post_send");
+	txq->posted++;
+	txq->lat_count++;
+	return 0;
+}
+
+const struct bench_ops bench_raw_ops = {
+	.setup = bench_raw_setup,
+	.teardown = bench_raw_teardown,
+	.post_bw = bench_raw_post_bw,
+	.post_lat = bench_raw_post_lat,
+};

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark, run in the guest by /init for ibpost.mode=bench (see
+# scripts/ibpost.sh bench). rxe0 exists, ibpost is loaded. Every figure is
+# printed on the console as one "ibpost-bench: ..." line; the host turns
+# them into the table (scripts/bench-report.py).
+#
+# In each round every bandwidth row runs raw, then ibpost-chain, then
+# ibpost-seed, back to back, so that machine noise hits the three alike;
+# the report takes each figure's median over the rounds. Userspace perftest
+# runs on the same device with the same sizes, post lists and CQ
+# moderation.
+CMD=/sys/kernel/debug/ibpost_bench/cmd
+ROUNDS=${ROUNDS:-3}
+PF="-d rxe0 -x 1 -F"
+
+say() { echo "ibpost-bench: $*"; }
+
+run() {		# one command to the bench module; prints its result
+	if echo "$*" > $CMD 2>/dev/null; then
+		say "$(cat $CMD)"
+	else
+		say "$(cat $CMD) failed: $*"
+	fi
+}
+
+iters() {	# WRs per row: about the same time for every size
+	case $1 in
+	64) echo 20000 ;;
+	4096) echo 10000 ;;
+	*) echo 2000 ;;
+	esac
+}
+
+bw_rows() {
+	for op in send write read; do
+		for size in 64 4096 65536; do
+			n=$(iters $size)
+			w=$((n / 10))
+			for sig in 1 16; do
+				for chain in 1 8 32; do
+					a="op=$op size=$size chain=$chain signal=$sig iters=$n warmup=$w"
+					run "mode=raw $a"
+					run "mode=chain $a"
+					[ $chain = 1 ] && run "mode=seed $a"
+				done
+			done
+		done
+	done
+}
+
+lat_rows() {
+	for op in write send; do
+		for mode in lat-raw lat-chain lat-seed; do
+			run "mode=$mode op=$op size=64 iters=5000 warmup=500"
+		done
+	done
+}
+
+# perftest: server and client on this guest, exchanging through loopback.
+perftest_bw() {	# tool op size chain signal
+	tool=$1 op=$2 size=$3 chain=$4 sig=$5
+	n=$(iters "$size")
+	if [ "$chain" -gt 1 ]; then
+		opt="--post_list=$chain"
+	else
+		opt="--cq-mod=$sig"
+	fi
+	timeout 120 "$tool" $PF -s "$size" -n "$n" $opt > /tmp/pf-s.txt 2>&1 &
+	sleep 1
+	timeout 120 "$tool" $PF -s "$size" -n "$n" $opt 127.0.0.1 \
+		> /tmp/pf-c.txt 2>&1
+	wait
+	# "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
+	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' \
+		/tmp/pf-c.txt | tail -1)
+	if [ -z "$line" ]; then
+		say "perftest op=$op size=$size chain=$chain signal=$sig failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
+		return
+	fi
+	set -- $line
+	say "mode=perftest op=$op size=$size chain=$chain signal=$sig iters=$2 mib_per_s=$4 mpps=$5"
+}
+
+perftest_rows() {
+	for size in 64 4096 65536; do
+		for spec in "1 1" "1 16" "8 8" "32 32"; do
+			set -- $spec
+			perftest_bw ib_send_bw send $size $1 $2
+			perftest_bw ib_write_bw write $size $1 $2
+			perftest_bw ib_read_bw read $size $1 $2
+		done
+	done
+}
+
+perftest_lat() {
+	timeout 120 ib_write_lat $PF -s 64 -n 5000 > /tmp/pf-s.txt 2>&1 &
+	sleep 1
+	timeout 120 ib_write_lat $PF -s 64 -n 5000 127.0.0.1 \
+		> /tmp/pf-c.txt 2>&1
+	wait
+	# "#bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%"
+	line=$(grep -E '^ *64 +[0-9]+ +[0-9.]+' /tmp/pf-c.txt | tail -1)
+	if [ -z "$line" ]; then
+		say "perftest-lat failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
+		return
+	fi
+	set -- $line
+	say "mode=perftest-lat op=write size=64 iters=$2 min_us=$3 median_us=$5 p99_us=$8"
+}
+
+modprobe ib_uverbs
+ip link set lo up
+insmod /ibpost/ibpost_bench.ko || { say "cannot load ibpost_bench"; exit 1; }
+say "guest: $(nproc) CPUs, $(uname -r), rounds $ROUNDS"
+run "mode=calib size=65536 iters=2000"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	say "round $r"
+	bw_rows
+	lat_rows
+	perftest_rows
+	perftest_lat
+	r=$((r + 1))
+done
+run "mode=calib size=65536 iters=2000"
+rmmod ibpost_bench
+say "done"

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the bench guest's console lines into ibpost's benchmark table.
+
+Usage: bench-report.py <console log>
+
+Reads every "ibpost-bench: mode=... key=value ..." line (scripts/
+bench-guest.sh), takes each figure's median over the rounds, and prints
+the side-by-side table with the ratios issue 5 asks for: ibpost-chain and
+ibpost-seed against raw verbs, ibpost against userspace perftest, and each
+bandwidth as a fraction of the guest's calibrated per-byte floor.
+"""
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+LINE = re.compile(r"ibpost-bench: (mode=\S+(?: \S+=\S+)*)\s*$")
+
+
+def parse(path):
+    rows = defaultdict(list)
+    calib, failures, notes = [], [], []
+    with open(path, errors="replace") as f:
+        for raw in f:
+            raw = re.sub(r"^\[ *[0-9.]+\] ", "", raw.rstrip("\r\n"))
+            if "ibpost-bench:" in raw and "failed" in raw:
+                failures.append(raw.split("ibpost-bench: ", 1)[1])
+                continue
+            if raw.startswith("ibpost-bench: guest:"):
+                notes.append(raw.split(": ", 1)[1])
+            m = LINE.search(raw)
+            if not m:
+                continue
+            kv = dict(p.split("=", 1) for p in m.group(1).split())
+            if "error" in kv:
+                failures.append(m.group(1))
+                continue
+            if kv["mode"] == "calib":
+                calib.append(kv)
+                continue
+            key = (kv["mode"], kv.get("op"), int(kv.get("size", 0)),
+                   int(kv.get("chain", 1)), int(kv.get("signal", 1)))
+            rows[key].append(kv)
+    return rows, calib, failures, notes
+
+
+def med(kvs, field):
+    vals = [float(kv[field]) for kv in kvs if field in kv]
+    return statistics.median(vals) if vals else None
+
+
+def ratio(a, b):
+    return f"{a / b:5.3f}" if a is not None and b else "  -  "
+
+
+def fmt(v, width=8, prec=0):
+    return f"{v:{width}.{prec}f}" if v is not None else " " * (width - 1) + "-"
+
+
+def main():
+    rows, calib, failures, notes = parse(sys.argv[1])
+    floor = statistics.median(float(c["floor_mib_per_s"]) for c in calib) \
+        if calib else None
+    out = []
+    p = out.append
+    p("ibpost benchmark: one VM boot, rxe0 loopback RC pair, medians over "
+      f"{max((len(v) for v in rows.values()), default=0)} rounds")
+    for n in notes:
+        p(f"  {n}")
+    if calib:
+        c = calib[0]
+        p(f"  calibration (64 KiB): memcpy {c['memcpy_mib_per_s']} MiB/s, "
+          f"crc32 {c['crc32_mib_per_s']} MiB/s -> per-byte floor of rxe "
+          f"1/(2/memcpy + 2/crc32) = {floor:.0f} MiB/s")
+    p("")
+    p("Throughput (msgs/s in thousands; MiB/s as perftest computes it)")
+    hdr = ("op     size chain sig |   raw k/s chain k/s  seed k/s | chain/raw"
+           " seed/raw |  raw MiB chainMiB  pf MiB | ch/raw ch/pf ch/floor")
+    p(hdr)
+    p("-" * len(hdr))
+    worst = {"msgs": [], "mib64k": [], "post": [], "pf": []}
+    for op in ("send", "write", "read"):
+        for size in (64, 4096, 65536):
+            for sig in (1, 16):
+                for chain in (1, 8, 32):
+                    r = rows.get(("raw", op, size, chain, sig))
+                    c = rows.get(("chain", op, size, chain, sig))
+                    s = rows.get(("seed", op, size, 1, sig)) \
+                        if chain == 1 else None
+                    pfsig = chain if chain > 1 else sig
+                    pf = rows.get(("perftest", op, size, chain, pfsig))
+                    if not r and not c:
+                        continue
+                    rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
+                    sm = med(s, "msgs_per_s") if s else None
+                    rb, cb = med(r or [], "mib_per_s"), med(c or [], "mib_per_s")
+                    pb = med(pf, "mib_per_s") if pf else None
+                    if op in ("send", "write") and rm and cm:
+                        worst["msgs"].append((cm / rm, op, size, chain, sig))
+                    if size == 65536 and rb and cb:
+                        worst["mib64k"].append((cb / rb, op, size, chain, sig))
+                    if pb and cb:
+                        worst["pf"].append((cb / pb, op, size, chain, sig))
+                    p(f"{op:5} {size:5} {chain:5} {sig:3} | "
+                      f"{fmt(rm and rm / 1000, 9, 1)} {fmt(cm and cm / 1000, 9, 1)}"
+                      f" {fmt(sm and sm / 1000, 9, 1)} | {ratio(cm, rm):>9}"
+                      f" {ratio(sm, rm):>8} | {fmt(rb, 8, 1)} {fmt(cb, 8, 1)}"
+                      f" {fmt(pb, 7, 1)} | {ratio(cb, rb):>6} {ratio(cb, pb):>5}"
+                      f" {ratio(cb, floor):>8}")
+    p("")
+    p("Post-call cost (ns per WR inside the post call)")
+    hdr = "op     size chain sig |   raw ns  chain ns   seed ns | seed/raw chain/raw"
+    p(hdr)
+    p("-" * len(hdr))
+    for op in ("send", "write", "read"):
+        for size in (64, 4096, 65536):
+            for sig in (1, 16):
+                for chain in (1, 8, 32):
+                    r = rows.get(("raw", op, size, chain, sig))
+                    c = rows.get(("chain", op, size, chain, sig))
+                    s = rows.get(("seed", op, size, 1, sig)) \
+                        if chain == 1 else None
+                    if not r:
+                        continue
+                    rp, cp = med(r, "post_ns"), med(c or [], "post_ns")
+                    sp = med(s, "post_ns") if s else None
+                    if sp and rp:
+                        worst["post"].append((sp / rp, op, size, chain, sig))
+                    p(f"{op:5} {size:5} {chain:5} {sig:3} | {fmt(rp, 8)} "
+                      f"{fmt(cp, 9)} {fmt(sp, 9)} | {ratio(sp, rp):>8} "
+                      f"{ratio(cp, rp):>9}")
+    p("")
+    p("Latency, 64 B, one way (ping-pong round trip / 2)")
+    p("mode          op    |  median ns   p99 ns   min ns")
+    for op in ("write", "send"):
+        for mode in ("lat-raw", "lat-chain", "lat-seed"):
+            r = rows.get((mode, op, 64, 1, 1))
+            if r:
+                p(f"{mode:13} {op:5} | {fmt(med(r, 'median_ns'), 10)} "
+                  f"{fmt(med(r, 'p99_ns'), 8)} {fmt(med(r, 'min_ns'), 8)}")
+    pl = rows.get(("perftest-lat", "write", 64, 1, 1))
+    if pl:
+        p(f"{'perftest':13} write | {fmt(med(pl, 'median_us') * 1000, 10)} "
+          f"{fmt(med(pl, 'p99_us') * 1000, 8)} {fmt(med(pl, 'min_us') * 1000, 8)}"
+          "   (ib_write_lat t_typical, 99%, t_min)")
+    p("")
+    p("Targets (issue 5)")
+
+    def target(name, vals, goal, better_high=True):
+        if not vals:
+            p(f"  {name}: no data")
+            return
+        w = min(vals) if better_high else max(vals)
+        ok = w[0] >= goal if better_high else w[0] <= goal
+        p(f"  {name}: worst {w[0]:.3f} at {w[1]} {w[2]} B chain {w[3]} "
+          f"signal {w[4]} (goal {'>=' if better_high else '<='} {goal}) "
+          f"{'met' if ok else 'MISSED'}")
+    target("ibpost-chain/raw msgs/s, SEND and WRITE rows", worst["msgs"], 0.97)
+    target("ibpost-chain/raw MiB/s, 64 KiB rows", worst["mib64k"], 0.97)
+    target("ibpost-seed/raw post-call ns, one-WR posts", worst["post"], 1.10,
+           better_high=False)
+    if worst["pf"]:
+        vals = sorted(v[0] for v in worst["pf"])
+        p(f"  ibpost-chain/perftest MiB/s: min {vals[0]:.3f}, median "
+          f"{statistics.median(vals):.3f}, max {vals[-1]:.3f} over "
+          f"{len(vals)} rows")
+    if failures:
+        p("")
+        p("Runs that failed:")
+        for f in failures:
+            p(f"  {f}")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

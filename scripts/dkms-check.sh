@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dkms-check.sh - build ibpost through DKMS for the installed Debian kernel
+#
+# Usage: scripts/dkms-check.sh [-v] [SOURCE_DIR]
+#
+#   -v          also print dkms's output and the modules' modinfo
+#   SOURCE_DIR  the tree to package (default: the tree holding this script)
+#
+# As root on Debian 12. Installs dkms and linux-headers-amd64 with apt when
+# they are missing (not with IBPOST_NO_APT=1), copies the source tree (its
+# git-tracked and untracked, not ignored files; without git, everything but
+# .git and out/) to a temporary directory, and runs
+#
+#   dkms add --sourcetree <tmp> <tmp>/ibpost-<version>
+#   dkms build -m ibpost -v <version> -k <kernel version>
+#
+# for the newest installed /usr/src/linux-headers-*-amd64 (or the kernel
+# version in IBPOST_DKMS_KVER), always with -k: the running kernel need
+# not be a Debian one. It checks that ibpost.ko, ibpost_demo.ko and, when
+# the tree has drivers/bench, ibpost_bench.ko were built, what modinfo says
+# about them, and that the Module.symvers kept for consumers lists ibpost's
+# exports in namespace IBPOST. Then, whatever happened, it removes the
+# package from DKMS (dkms remove --all) and deletes the copy. Nothing is
+# installed into /lib/modules. It refuses to run when ibpost/<version> is
+# already in the DKMS tree, which it would otherwise remove.
+#
+# Prints "dkms: build ok for <kernel version> (<n> modules)", or fails with
+# the reason and the tail of dkms's make.log.
+
+set -euo pipefail
+
+readonly dkms_tree=/var/lib/dkms
+verbose=
+if [[ ${1:-} == -v ]]; then
+	verbose=1
+	shift
+fi
+src=$(readlink -f "${1:-$(dirname "$0")/..}")
+tmp=
+added=
+
+die() {
+	echo "dkms-check: $*" >&2
+	exit 1
+}
+
+# Print a captured log: all of it with -v, else only on failure.
+show() {
+	[[ -n $verbose ]] && cat "$1"
+	return 0
+}
+
+cleanup() {
+	local rc=$?
+
+	if [[ -n $added ]]; then
+		dkms remove -m ibpost -v "$version" --all \
+			--dkmstree "$dkms_tree" >"$tmp/remove.log" 2>&1 ||
+			{ echo "dkms-check: dkms remove failed:" >&2
+			  cat "$tmp/remove.log" >&2; rc=1; }
+	fi
+	[[ -n $tmp ]] && rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+
+[[ $(id -u) == 0 ]] || die "must run as root (dkms writes $dkms_tree)"
+[[ -f $src/dkms.conf && -f $src/VERSION ]] ||
+	die "$src has no dkms.conf and VERSION"
+
+newest_headers() {
+	local d
+
+	for d in /usr/src/linux-headers-*-amd64; do
+		[[ -d $d ]] && echo "${d#/usr/src/linux-headers-}"
+	done | sort -V | tail -n 1
+}
+
+if ! command -v dkms >/dev/null || [[ -z $(newest_headers) ]]; then
+	[[ ${IBPOST_NO_APT:-} == 1 ]] &&
+		die "dkms or linux-headers-amd64 missing and IBPOST_NO_APT=1"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -q update
+	apt-get -q install -y --no-install-recommends dkms linux-headers-amd64
+fi
+
+kver=${IBPOST_DKMS_KVER:-$(newest_headers)}
+[[ -n $kver ]] || die "no /usr/src/linux-headers-*-amd64 installed"
+[[ -d /lib/modules/$kver/build ]] ||
+	die "no /lib/modules/$kver/build: install linux-headers-$kver"
+arch=$(uname -m)
+
+# dkms.conf is a bash fragment dkms sources; read it the same way.
+read -r name version < <(
+	set +u	# dkms sets more variables than these
+	# shellcheck disable=SC2034 # dkms.conf's MAKE uses them
+	kernel_source_dir=/lib/modules/$kver/build kernelver=$kver
+	# shellcheck source=/dev/null
+	. "$src/dkms.conf"
+	echo "$PACKAGE_NAME $PACKAGE_VERSION")
+[[ $name == ibpost ]] || die "dkms.conf: PACKAGE_NAME is '$name', not ibpost"
+[[ $version == "$(<"$src/VERSION")" ]] ||
+	die "dkms.conf: PACKAGE_VERSION $version differs from VERSION" \
+	    "$(<"$src/VERSION")"
+
+if [[ -e $dkms_tree/ibpost/$version ]]; then
+	die "ibpost/$version is already in $dkms_tree; remove it first:" \
+	    "dkms remove -m ibpost -v $version --all"
+fi
+
+modules=(ibpost ibpost_demo)
+[[ -d $src/drivers/bench ]] && modules+=(ibpost_bench)
+
+tmp=$(readlink -f "$(mktemp -d /tmp/ibpost-dkms.XXXXXX)")
+pkg=$tmp/ibpost-$version
+mkdir "$pkg"
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git -C "$src" ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do
+			# Tracked files deleted in the work tree are left out.
+			[[ -e $src/$f || -L $src/$f ]] && printf '%s\0' "$f"
+		done |
+		tar -C "$src" --null -T - -cf - | tar -C "$pkg" -xf -
+else
+	tar -C "$src" --exclude=./.git --exclude=./out -cf - . |
+		tar -C "$pkg" -xf -
+fi
+
+# --sourcetree: dkms links to the copy instead of copying it to /usr/src.
+if ! dkms add --sourcetree "$tmp" --dkmstree "$dkms_tree" "$pkg" \
+	>"$tmp/add.log" 2>&1; then
+	cat "$tmp/add.log" >&2
+	die "dkms add failed"
+fi
+added=1
+show "$tmp/add.log"
+
+if ! dkms build -m ibpost -v "$version" -k "$kver" \
+	--dkmstree "$dkms_tree" >"$tmp/build.log" 2>&1; then
+	cat "$tmp/build.log" >&2
+	log=$dkms_tree/ibpost/$version/build/make.log
+	if [[ -f $log ]]; then
+		echo "---- tail of $log ----" >&2
+		tail -n 40 "$log" >&2
+	fi
+	die "dkms build failed for $kver"
+fi
+show "$tmp/build.log"
+
+# A modinfo field of $info, one line per occurrence.
+field() {
+	sed -n "s/^$1: *//p" <<<"$info"
+}
+
+moddir=$dkms_tree/ibpost/$version/$kver/$arch/module
+n=0
+for m in "${modules[@]}"; do
+	ko=$(compgen -G "$moddir/$m.ko*" | head -n 1) ||
+		die "dkms built no $m.ko in $moddir"
+	info=$(modinfo "$ko") || die "modinfo $ko failed"
+	[[ -n $verbose ]] && printf '%s\n' "---- modinfo $ko" "$info"
+
+	[[ -n $(field description) ]] || die "$m.ko has no description"
+	[[ $(field license) == GPL ]] || die "$m.ko: license is not GPL"
+	[[ $(field vermagic) == "$kver "* ]] ||
+		die "$m.ko: vermagic '$(field vermagic)' is not for $kver"
+	if [[ $m == ibpost ]]; then
+		[[ ,$(field depends), == *,ib_core,* ]] ||
+			die "ibpost.ko does not depend on ib_core"
+	else
+		field import_ns | grep -qx IBPOST ||
+			die "$m.ko does not import namespace IBPOST"
+		[[ ,$(field depends), == *,ibpost,* ]] ||
+			die "$m.ko does not depend on ibpost"
+	fi
+	# "parm: name:description (type)"; without a description, "name:type".
+	if grep -E '^parm:' <<<"$info" |
+		grep -Evq '^parm: +[^:]+:.+ \([^()]+\)$'; then
+		die "$m.ko has parameters without MODULE_PARM_DESC"
+	fi
+	n=$((n + 1))
+done
+
+# POST_BUILD kept ibpost's Module.symvers for consumers; every export is
+# EXPORT_SYMBOL_NS_GPL(..., IBPOST).
+symvers=$dkms_tree/ibpost/$version/$kver/$arch/Module.symvers
+[[ -f $symvers ]] || die "dkms kept no Module.symvers in ${symvers%/*}"
+awk -F '\t' '$3 ~ /(^|\/)ibpost$/ { n++ }
+	$3 ~ /(^|\/)ibpost$/ && ($4 != "EXPORT_SYMBOL_GPL" || $5 != "IBPOST") {
+		print "dkms-check: " $2 " is exported as " $4 " in \"" $5 "\""
+		bad = 1
+	}
+	END { exit (bad || !n) }' "$symvers" >&2 ||
+	die "ibpost's exports are not all GPL in namespace IBPOST ($symvers)"
+
+echo "dkms: build ok for $kver ($n modules)"
