@@ -207,12 +207,14 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * After the provider's QP is destroyed: return every context it did not.
- * @drained says the drain marker completed, so unsignaled send WRs still
- * posted succeeded before it; otherwise their fate is unknown and they
- * are reported flushed.
+ * Return as flushed every WR of @q still posted that @flush selects, and
+ * silently reclaim the unsignaled send WRs @reclaim selects (known to have
+ * succeeded). q->lock held on entry and on return.
  */
-void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
+static void ibpost_queue_walk(struct ibpost_queue *q,
+			      bool (*flush)(const struct ibpost_slot *s),
+			      bool reclaim)
+	__must_hold(&q->lock)
 {
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
@@ -220,23 +222,46 @@ void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
 	};
 	u32 pos;
 
-	spin_lock_bh(&q->lock);
 	for (pos = q->tail; pos != q->head; pos++) {
 		struct ibpost_slot *s = &q->slots[pos % q->depth];
 
 		if (s->state != IBPOST_SLOT_POSTED)
 			continue;
-		if (drained && q->is_send && !s->signaled) {
+		if (reclaim && q->is_send && !s->signaled) {
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
 			continue;
 		}
+		if (!flush(s))
+			continue;
 		wc.wr_cqe = &s->cqe;
 		ibpost_slot_finish(q, s, &wc, true);
 		spin_lock_bh(&q->lock);
 		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
 	}
+}
+
+static bool ibpost_slot_any(const struct ibpost_slot *s)
+{
+	return true;
+}
+
+static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
+{
+	return s->synthetic;
+}
+
+/*
+ * After the provider's QP is destroyed: return every context it did not.
+ * @drained says the drain marker completed, so unsignaled send WRs still
+ * posted succeeded before it; otherwise their fate is unknown and they
+ * are reported flushed.
+ */
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
+{
+	spin_lock_bh(&q->lock);
+	ibpost_queue_walk(q, ibpost_slot_any, drained);
 	/* Completions nobody fetched go away with the QP. */
 	while (!list_empty(&q->done)) {
 		struct ibpost_slot *s = list_first_entry(&q->done,
@@ -266,23 +291,8 @@ static bool ibpost_poll_direct(struct ibpost_queue *q)
 /* Flush the WRs ibpost kept from the provider because the QP is in ERR. */
 void ibpost_queue_finish_synthetic(struct ibpost_queue *q)
 {
-	struct ib_wc wc = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = q->is_send ? IB_WC_SEND : IB_WC_RECV,
-	};
-	u32 pos;
-
 	spin_lock_bh(&q->lock);
-	for (pos = q->tail; pos != q->head; pos++) {
-		struct ibpost_slot *s = &q->slots[pos % q->depth];
-
-		if (s->state != IBPOST_SLOT_POSTED || !s->synthetic)
-			continue;
-		wc.wr_cqe = &s->cqe;
-		ibpost_slot_finish(q, s, &wc, true);
-		spin_lock_bh(&q->lock);
-		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
-	}
+	ibpost_queue_walk(q, ibpost_slot_synthetic, false);
 	spin_unlock_bh(&q->lock);
 }
 

@@ -90,6 +90,8 @@ struct ibpost_dev {
  * @access: IB_ACCESS_* granted
  * @users: SGEs of posted WRs referencing this MR, not yet completed
  * @dead: the device went away; only ibpost_dereg_mr() is left to do
+ * @revoked: ibpost_dereg_mr() is taking it off @dev's list: a post that
+ *           found it in a queue's @mr_hit must look it up again
  */
 struct ibpost_mr {
 	struct ibpost_dev *dev;
@@ -104,6 +106,7 @@ struct ibpost_mr {
 	int access;
 	atomic_t users;
 	bool dead;
+	bool revoked;
 };
 
 /**
@@ -186,6 +189,7 @@ struct ibpost_slot {
  * @max_sge: SGEs per WR, the size of each slot's MR array
  * @mr_array: the slots' MR arrays, (@depth + 1) * @max_sge entries
  * @spare: where the MRs of a WR that finds no free slot are looked up
+ * @mr_hit: the MR the last looked-up SGE was in, tried first next time
  * @is_send: this is the send queue
  */
 struct ibpost_queue {
@@ -207,6 +211,7 @@ struct ibpost_queue {
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
 	struct ibpost_slot spare;
+	struct ibpost_mr *mr_hit;
 	bool is_send;
 };
 
@@ -300,6 +305,8 @@ void ibpost_drain_cleanup(struct ibpost_qp *qp);
 bool ibpost_drain(struct ibpost_qp *qp);
 
 /* mr.c */
+struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
+				 const struct ib_sge *sge);
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge);
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);

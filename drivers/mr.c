@@ -259,6 +259,89 @@ struct ibpost_mr *(ibpost_reg_write)(struct ibpost_qp *qp, void *buf,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_reg_write, IBPOST);
 
+static bool ibpost_mr_covers(const struct ibpost_mr *mr,
+			     const struct ib_sge *sge)
+{
+	u64 base;
+
+	if (sge->lkey == mr->lkey)
+		base = mr->dma;
+	else if (mr->ibmr && sge->lkey == mr->ibmr->lkey)
+		base = mr->ibmr->iova;
+	else
+		return false;
+	return sge->addr >= base && sge->addr - base <= mr->len &&
+	       sge->length <= mr->len - (sge->addr - base);
+}
+
+/*
+ * The live MR of @dev that holds @sge, with a user counted, or NULL.
+ * Called from the post path with a queue lock held.
+ */
+struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
+				   const struct ib_sge *sge)
+{
+	struct ibpost_mr *mr, *found = NULL;
+
+	spin_lock(&dev->mr_lock);
+	list_for_each_entry(mr, &dev->mrs, node) {
+		if (ibpost_mr_covers(mr, sge)) {
+			atomic_inc(&mr->users);
+			found = mr;
+			break;
+		}
+	}
+	spin_unlock(&dev->mr_lock);
+	return found;
+}
+
+/*
+ * As ibpost_mr_lookup(), trying @q's last hit first: consumers post from
+ * few buffers, and the hit costs no device lock. The hit is pinned like a
+ * lookup (a user counted) and then checked against ibpost_dereg_mr()'s
+ * revocation, each side's store ordered before its load by a full
+ * barrier: either dereg sees the user (and fails with -EBUSY), or the post
+ * sees the revocation (and looks the MR up again under the device's lock,
+ * where it is gone or, the dereg having failed, back). Dereg clears every
+ * queue's hit under that queue's lock before freeing the MR. @q->lock held.
+ */
+struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
+				 const struct ib_sge *sge)
+{
+	struct ibpost_mr *mr = q->mr_hit;
+
+	if (mr && ibpost_mr_covers(mr, sge)) {
+		atomic_inc(&mr->users);
+		/* Count the user before reading the revocation: dereg pairs. */
+		smp_mb__after_atomic();
+		if (likely(!READ_ONCE(mr->revoked)))
+			return mr;
+		atomic_dec(&mr->users);
+	}
+	mr = ibpost_mr_lookup(q->qp->dev, sge);
+	q->mr_hit = mr;
+	return mr;
+}
+
+/* @mr is off @dev's list: no queue may keep it as its last hit. */
+static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
+				  struct ibpost_mr *mr)
+	__must_hold(&dev->qp_lock)
+{
+	struct ibpost_qp *qp;
+
+	list_for_each_entry(qp, &dev->qps, node) {
+		spin_lock_bh(&qp->sq.lock);
+		if (qp->sq.mr_hit == mr)
+			qp->sq.mr_hit = NULL;
+		spin_unlock_bh(&qp->sq.lock);
+		spin_lock_bh(&qp->rq.lock);
+		if (qp->rq.mr_hit == mr)
+			qp->rq.mr_hit = NULL;
+		spin_unlock_bh(&qp->rq.lock);
+	}
+}
+
 /* Revoke @mr's rkey through the QP it was registered on, if still up. */
 static void ibpost_mr_invalidate(struct ibpost_mr *mr)
 {
@@ -298,16 +381,21 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	dev = mr->dev;
 	mutex_lock(&dev->qp_lock);
 	spin_lock_bh(&dev->mr_lock);
+	WRITE_ONCE(mr->revoked, true);
+	/* Revoke before reading the users: pairs with ibpost_mr_find(). */
+	smp_mb();
 	if (atomic_read(&mr->users)) {
+		WRITE_ONCE(mr->revoked, false);
 		spin_unlock_bh(&dev->mr_lock);
 		mutex_unlock(&dev->qp_lock);
 		pr_debug("dereg_mr: %d posted SGEs still use the MR\n",
 			 atomic_read(&mr->users));
 		return -EBUSY;
 	}
-	/* Off the list: no new post can reference it from here on. */
+	/* Off the list and every queue's hit: no new post can use it. */
 	list_del_init(&mr->node);
 	spin_unlock_bh(&dev->mr_lock);
+	ibpost_mr_forget_hits(dev, mr);
 	mutex_unlock(&dev->qp_lock);
 
 	ibpost_mr_invalidate(mr);
@@ -373,42 +461,6 @@ int ibpost_mr_sge(const struct ibpost_mr *mr, const void *addr, u32 length,
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_mr_sge, IBPOST);
-
-static bool ibpost_mr_covers(const struct ibpost_mr *mr,
-			     const struct ib_sge *sge)
-{
-	u64 base;
-
-	if (sge->lkey == mr->lkey)
-		base = mr->dma;
-	else if (mr->ibmr && sge->lkey == mr->ibmr->lkey)
-		base = mr->ibmr->iova;
-	else
-		return false;
-	return sge->addr >= base && sge->addr - base <= mr->len &&
-	       sge->length <= mr->len - (sge->addr - base);
-}
-
-/*
- * The live MR of @dev that holds @sge, with a user counted, or NULL.
- * Called from the post path with a queue lock held.
- */
-struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
-				   const struct ib_sge *sge)
-{
-	struct ibpost_mr *mr, *found = NULL;
-
-	spin_lock(&dev->mr_lock);
-	list_for_each_entry(mr, &dev->mrs, node) {
-		if (ibpost_mr_covers(mr, sge)) {
-			atomic_inc(&mr->users);
-			found = mr;
-			break;
-		}
-	}
-	spin_unlock(&dev->mr_lock);
-	return found;
-}
 
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n)
 {

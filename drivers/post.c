@@ -99,7 +99,7 @@ static bool ibpost_opcode_takes_inline(enum ib_wr_opcode op)
  * Find (or take from @given) the MR of every SGE of a WR, counting a user
  * on each, into @mrs. Return: the number of MRs, or -EINVAL.
  */
-static int ibpost_sges_to_mrs(struct ibpost_qp *qp, const struct ib_sge *sg,
+static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 			      int num_sge, struct ibpost_mr **given,
 			      struct ibpost_mr **mrs)
 {
@@ -110,7 +110,7 @@ static int ibpost_sges_to_mrs(struct ibpost_qp *qp, const struct ib_sge *sg,
 			mrs[i] = given[i];
 			atomic_inc(&mrs[i]->users);
 		} else {
-			mrs[i] = ibpost_mr_lookup(qp->dev, &sg[i]);
+			mrs[i] = ibpost_mr_find(q, &sg[i]);
 		}
 		if (!mrs[i]) {
 			ibpost_mr_put_users(mrs, i);
@@ -123,13 +123,15 @@ static int ibpost_sges_to_mrs(struct ibpost_qp *qp, const struct ib_sge *sg,
 	return num_sge;
 }
 
+/* Return: the size of @wr's structure to copy, or -EINVAL. */
 static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			     bool internal)
 {
+	size_t size = ibpost_send_wr_size(qp, wr, internal);
 	u64 total = 0;
 	int i;
 
-	if (!ibpost_send_wr_size(qp, wr, internal)) {
+	if (!size) {
 		pr_warn_ratelimited("post_send: opcode %u is not valid for this %s QP\n",
 				    wr->opcode,
 				    qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC");
@@ -174,7 +176,7 @@ static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		pr_warn_ratelimited("post_send: a UD send needs an address handle\n");
 		return -EINVAL;
 	}
-	return 0;
+	return size;
 }
 
 /* The caller's WR @n places after @wr (a const-correct walk). */
@@ -250,7 +252,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	const struct ib_send_wr *cur;
 	struct ibpost_slot *prev = NULL;
 	u32 n = 0, used, start, posted;
-	int ret = 0, nmr;
+	int ret = 0, nmr, size;
 	bool user_sig, sig;
 
 	spin_lock_bh(&q->lock);
@@ -260,16 +262,18 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	for (cur = wr; cur && !ret; cur = cur->next, n++) {
 		struct ibpost_slot *slot;
 
-		ret = ibpost_send_check(qp, cur, !!sync);
-		if (ret)
+		size = ibpost_send_check(qp, cur, !!sync);
+		if (size < 0) {
+			ret = size;
 			break;
+		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
 		slot = &q->slots[q->head % q->depth];
 		nmr = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
 			if (used + n >= q->depth)
 				slot = &q->spare;
-			nmr = ibpost_sges_to_mrs(qp, cur->sg_list, cur->num_sge,
+			nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge,
 						 mrs, slot->mrs);
 			if (nmr < 0) {
 				ret = nmr;
@@ -301,7 +305,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 					 user_sig);
 		slot->nmr = nmr;
 		slot->sync = sync;
-		memcpy(&slot->wr, cur, ibpost_send_wr_size(qp, cur, !!sync));
+		memcpy(&slot->wr, cur, size);
 		slot->wr.send.wr_cqe = &slot->cqe;
 		slot->wr.send.next = NULL;
 		if (sig)
@@ -380,7 +384,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		/* An invalid WR is -EINVAL even when no slot is left. */
 		slot = used + n >= q->depth ? &q->spare :
 					      &q->slots[q->head % q->depth];
-		nmr = ibpost_sges_to_mrs(qp, cur->sg_list, cur->num_sge, mrs,
+		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
 					 slot->mrs);
 		if (nmr < 0) {
 			ret = nmr;

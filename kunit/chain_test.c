@@ -312,36 +312,6 @@ static void not_rts_desc(const enum ib_qp_state *s, char *desc)
 KUNIT_ARRAY_PARAM(not_rts, not_rts_states, not_rts_desc);
 
 /* Move @qp to @state along RESET->INIT->RTR, looped back to @peer. */
-static void state_move(struct kunit *test, struct ibpost_qp *qp,
-		       struct ibpost_qp *peer, enum ib_qp_state state)
-{
-	struct ib_qp_attr qa = {};
-	struct ib_port_attr pattr;
-
-	if (state == IB_QPS_RESET)
-		return;
-	qa.qp_state = IB_QPS_INIT;
-	qa.port_num = 1;
-	qa.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS));
-	if (state == IB_QPS_INIT)
-		return;
-	KUNIT_ASSERT_EQ(test, 0, ib_query_port(ibpost_qp_ibqp(qp)->device, 1,
-					       &pattr));
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.path_mtu = pattr.active_mtu;
-	qa.dest_qp_num = ibpost_qp_ibqp(peer)->qp_num;
-	qa.max_dest_rd_atomic = 1;
-	qa.min_rnr_timer = 12;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &qa.ah_attr));
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-			IB_QP_MIN_RNR_TIMER));
-}
-
 static void ibpost_post_send_outside_rts_is_enotconn(struct kunit *test)
 {
 	enum ib_qp_state state = *(const enum ib_qp_state *)test->param_value;
@@ -360,7 +330,7 @@ static void ibpost_post_send_outside_rts_is_enotconn(struct kunit *test)
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	qp = ibpost_test_qp(test, dev, &attr);
 	peer = ibpost_test_qp(test, dev, &attr);
-	state_move(test, qp, peer, state);
+	ibpost_test_connect(test, qp, peer, state, 12, 7);
 	KUNIT_ASSERT_EQ(test, state, ibpost_test_qp_state(test, qp));
 
 	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(b->mr, b->buf, 8, &sge));

@@ -79,6 +79,15 @@ void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
 /* Expect no further send completion within a short wait. */
 void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp);
 
+/*
+ * Move a QP of a loopback RC pair by hand through ibpost_qp_modify(), up
+ * to @state (RESET..RTS), addressed at @peer: bounded retries (retry_cnt
+ * 1, timeout 14), @min_rnr_timer and @rnr_retry as given.
+ */
+void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
+			 struct ibpost_qp *peer, enum ib_qp_state state,
+			 u8 min_rnr_timer, u8 rnr_retry);
+
 /* An AH to @qp's own port on ibpost's PD, destroyed at test exit. */
 struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp);
 

@@ -297,6 +297,48 @@ struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp)
 	return ah;
 }
 
+void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
+			 struct ibpost_qp *peer, enum ib_qp_state state,
+			 u8 min_rnr_timer, u8 rnr_retry)
+{
+	struct ib_port_attr pattr;
+	struct ib_qp_attr qa = {};
+
+	if (state == IB_QPS_RESET)
+		return;
+	qa.qp_state = IB_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
+			IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS));
+	if (state == IB_QPS_INIT)
+		return;
+	KUNIT_ASSERT_EQ(test, 0, ib_query_port(ibpost_qp_ibqp(qp)->device, 1,
+					       &pattr));
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.path_mtu = pattr.active_mtu;
+	qa.dest_qp_num = ibpost_qp_ibqp(peer)->qp_num;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = min_rnr_timer;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &qa.ah_attr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
+			IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			IB_QP_MIN_RNR_TIMER));
+	if (state == IB_QPS_RTR)
+		return;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTS;
+	qa.timeout = 14;
+	qa.retry_cnt = 1;
+	qa.rnr_retry = rnr_retry;
+	qa.max_rd_atomic = 1;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
+			IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC));
+}
+
 MODULE_DESCRIPTION("KUnit suites for ibpost, run against a live RDMA device");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST);

@@ -144,6 +144,52 @@ static void ibpost_dereg_mr_revokes_rkey(struct kunit *test)
 	kfree(w.buf);
 }
 
+/*
+ * A chained post finds an SGE's MR through the queue's last hit: once the
+ * MR is deregistered, the same SGE must be refused, not found in a stale
+ * hit; a chain mixing two MRs finds both.
+ */
+static void ibpost_dereg_mr_forgets_last_hit(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	const struct ib_send_wr *bad;
+	struct ibpost_test_buf one;
+	struct ibpost_comp comp;
+	struct ib_sge sge[2];
+	int i;
+
+	ibpost_test_buf_init(test, &one, p->dev, NULL, 256, IBPOST_TEST_MSGS);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(one.mr, one.buf, 64, &sge[0]));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 64,
+					       &sge[1]));
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	wr.send_flags = IB_SEND_SIGNALED;
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(10 + i),
+							  p->bbuf.buf, 256,
+							  p->bbuf.mr));
+		wr.wr_id = 20 + i;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr, &bad));
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_EQ(test, 128u, comp.byte_len);
+	}
+	/* Last hit now "one" or abuf: take "one" away, then post it again. */
+	wr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(12), p->bbuf.buf,
+						  256, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr, &bad));
+	ibpost_test_send_comp(test, p->a, &comp);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	ibpost_test_buf_fini(&one);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send_list(p->a, &wr, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr);
+	ibpost_test_no_send_comp(test, p->a);
+}
+
 static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
@@ -152,6 +198,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
 	KUNIT_CASE(ibpost_reg_write_window_is_exact),
 	KUNIT_CASE(ibpost_dereg_mr_revokes_rkey),
+	KUNIT_CASE(ibpost_dereg_mr_forgets_last_hit),
 	{}
 };
 

@@ -84,41 +84,6 @@ static void ibpost_peer_err_mid_stream(struct kunit *test)
 }
 
 /* Connect @qp to @peer by hand, with a bounded RNR retry count. */
-static void peer_connect(struct kunit *test, struct ibpost_qp *qp,
-			 struct ibpost_qp *peer, u8 rnr_retry)
-{
-	struct ib_port_attr pattr;
-	struct ib_qp_attr qa = {};
-
-	qa.qp_state = IB_QPS_INIT;
-	qa.port_num = 1;
-	qa.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS));
-	KUNIT_ASSERT_EQ(test, 0, ib_query_port(ibpost_qp_ibqp(qp)->device, 1,
-					       &pattr));
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.path_mtu = pattr.active_mtu;
-	qa.dest_qp_num = ibpost_qp_ibqp(peer)->qp_num;
-	qa.max_dest_rd_atomic = 1;
-	qa.min_rnr_timer = 1;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &qa.ah_attr));
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-			IB_QP_MIN_RNR_TIMER));
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTS;
-	qa.timeout = 14;
-	qa.retry_cnt = 1;
-	qa.rnr_retry = rnr_retry;
-	qa.max_rd_atomic = 1;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
-			IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC));
-}
-
 static void ibpost_peer_rnr_bounded_retry_fails(struct kunit *test)
 {
 	struct ibpost_dev *dev = ibpost_test_dev(test);
@@ -134,8 +99,8 @@ static void ibpost_peer_rnr_bounded_retry_fails(struct kunit *test)
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	a = ibpost_test_qp(test, dev, &attr);
 	z = ibpost_test_qp(test, dev, &attr);
-	peer_connect(test, a, z, 2);
-	peer_connect(test, z, a, 2);
+	ibpost_test_connect(test, a, z, IB_QPS_RTS, 1, 2);
+	ibpost_test_connect(test, z, a, IB_QPS_RTS, 1, 2);
 	KUNIT_ASSERT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, a));
 
 	/* No receive at z: two RNR retries, then the SEND fails. */

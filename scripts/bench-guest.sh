@@ -14,6 +14,7 @@
 CMD=/sys/kernel/debug/ibpost_bench/cmd
 ROUNDS=${ROUNDS:-3}
 PF="-d rxe0 -x 1 -F"
+SP="[[:space:]]"
 
 say() { echo "ibpost-bench: $*"; }
 
@@ -25,11 +26,12 @@ run() {		# one command to the bench module; prints its result
 	fi
 }
 
-iters() {	# WRs per row: about the same time for every size
+iters() {	# WRs per row: about the same time for every size, and a
+		# multiple of every post list (perftest insists)
 	case $1 in
 	64) echo 20000 ;;
-	4096) echo 10000 ;;
-	*) echo 2000 ;;
+	4096) echo 10240 ;;
+	*) echo 2048 ;;
 	esac
 }
 
@@ -46,6 +48,20 @@ bw_rows() {
 					[ $chain = 1 ] && run "mode=seed $a"
 				done
 			done
+		done
+	done
+}
+
+# The post-call cost with bottom halves disabled around every post call
+# (bh=1), so that rxe's tasklets run after the call in every mode, not
+# inside ibpost's (the unlock of its _bh queue lock runs them).
+post_rows() {
+	for op in send write read; do
+		for chain in 1 32; do
+			a="op=$op size=64 chain=$chain signal=16 iters=20000 warmup=2000 bh=1"
+			run "mode=raw $a"
+			run "mode=chain $a"
+			[ $chain = 1 ] && run "mode=seed $a"
 		done
 	done
 }
@@ -73,7 +89,7 @@ perftest_bw() {	# tool op size chain signal
 		> /tmp/pf-c.txt 2>&1
 	wait
 	# "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
-	line=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' \
+	line=$(grep -E "^$SP*[0-9]+$SP+[0-9]+$SP+[0-9.]+$SP+[0-9.]+$SP+[0-9.]+" \
 		/tmp/pf-c.txt | tail -1)
 	if [ -z "$line" ]; then
 		say "perftest op=$op size=$size chain=$chain signal=$sig failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
@@ -101,13 +117,35 @@ perftest_lat() {
 		> /tmp/pf-c.txt 2>&1
 	wait
 	# "#bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%"
-	line=$(grep -E '^ *64 +[0-9]+ +[0-9.]+' /tmp/pf-c.txt | tail -1)
+	line=$(grep -E "^$SP*64$SP+[0-9]+$SP+[0-9.]+" /tmp/pf-c.txt | tail -1)
 	if [ -z "$line" ]; then
 		say "perftest-lat failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
 		return
 	fi
 	set -- $line
 	say "mode=perftest-lat op=write size=64 iters=$2 min_us=$3 median_us=$5 p99_us=$8"
+}
+
+# Where a one-WR chained post spends its time: ftrace's function graph
+# on ibpost_post_send_mrs(), its direct callees summed up.
+profile() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || return
+	echo ibpost_post_send_mrs > $T/set_graph_function || return
+	echo 2 > $T/max_graph_depth
+	echo 1 > $T/options/funcgraph-tail
+	echo function_graph > $T/current_tracer
+	echo > $T/trace
+	echo "mode=chain op=write size=64 chain=1 signal=16 iters=2000 warmup=0 bh=1" > $CMD
+	echo nop > $T/current_tracer
+	echo > $T/set_graph_function
+	# "  0.350 us    |    ibpost_mr_find();" or "... | } /* fn */"
+	sed -n 's/.* \([0-9.]*\) us *| *\(.*\)$/\1 \2/p' $T/trace |
+		sed 's/[{};]//g; s|/\*||; s|\*/||; s/()//; s/  */ /g' |
+		awk '{ t[$2] += $1; n[$2]++ }
+		     END { for (f in t) printf "profile func=%s calls=%d avg_ns=%d\n",
+				f, n[f], t[f] * 1000 / n[f] }' |
+		while read -r l; do say "$l"; done
 }
 
 modprobe ib_uverbs
@@ -119,11 +157,13 @@ r=1
 while [ $r -le "$ROUNDS" ]; do
 	say "round $r"
 	bw_rows
+	post_rows
 	lat_rows
 	perftest_rows
 	perftest_lat
 	r=$((r + 1))
 done
 run "mode=calib size=65536 iters=2000"
+profile
 rmmod ibpost_bench
 say "done"

@@ -20,7 +20,7 @@ LINE = re.compile(r"ibpost-bench: (mode=\S+(?: \S+=\S+)*)\s*$")
 
 def parse(path):
     rows = defaultdict(list)
-    calib, failures, notes = [], [], []
+    calib, failures, notes, prof = [], [], [], []
     with open(path, errors="replace") as f:
         for raw in f:
             raw = re.sub(r"^\[ *[0-9.]+\] ", "", raw.rstrip("\r\n"))
@@ -29,6 +29,10 @@ def parse(path):
                 continue
             if raw.startswith("ibpost-bench: guest:"):
                 notes.append(raw.split(": ", 1)[1])
+            if raw.startswith("ibpost-bench: profile "):
+                kv = dict(p.split("=", 1) for p in raw.split()[2:])
+                prof.append(kv)
+                continue
             m = LINE.search(raw)
             if not m:
                 continue
@@ -40,9 +44,10 @@ def parse(path):
                 calib.append(kv)
                 continue
             key = (kv["mode"], kv.get("op"), int(kv.get("size", 0)),
-                   int(kv.get("chain", 1)), int(kv.get("signal", 1)))
+                   int(kv.get("chain", 1)), int(kv.get("signal", 1)),
+                   int(kv.get("bh", 0)))
             rows[key].append(kv)
-    return rows, calib, failures, notes
+    return rows, calib, failures, notes, prof
 
 
 def med(kvs, field):
@@ -59,7 +64,7 @@ def fmt(v, width=8, prec=0):
 
 
 def main():
-    rows, calib, failures, notes = parse(sys.argv[1])
+    rows, calib, failures, notes, prof = parse(sys.argv[1])
     floor = statistics.median(float(c["floor_mib_per_s"]) for c in calib) \
         if calib else None
     out = []
@@ -84,12 +89,12 @@ def main():
         for size in (64, 4096, 65536):
             for sig in (1, 16):
                 for chain in (1, 8, 32):
-                    r = rows.get(("raw", op, size, chain, sig))
-                    c = rows.get(("chain", op, size, chain, sig))
-                    s = rows.get(("seed", op, size, 1, sig)) \
+                    r = rows.get(("raw", op, size, chain, sig, 0))
+                    c = rows.get(("chain", op, size, chain, sig, 0))
+                    s = rows.get(("seed", op, size, 1, sig, 0)) \
                         if chain == 1 else None
                     pfsig = chain if chain > 1 else sig
-                    pf = rows.get(("perftest", op, size, chain, pfsig))
+                    pf = rows.get(("perftest", op, size, chain, pfsig, 0))
                     if not r and not c:
                         continue
                     rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
@@ -109,17 +114,19 @@ def main():
                       f" {fmt(pb, 7, 1)} | {ratio(cb, rb):>6} {ratio(cb, pb):>5}"
                       f" {ratio(cb, floor):>8}")
     p("")
-    p("Post-call cost (ns per WR inside the post call)")
-    hdr = "op     size chain sig |   raw ns  chain ns   seed ns | seed/raw chain/raw"
+    p("Post-call cost (ns per WR inside the post call, bottom halves disabled")
+    p("around every call in all modes, so rxe's tasklets run after it: bh=1)")
+    hdr = ("op     size chain sig |   raw ns  chain ns   seed ns | seed/raw chain/raw"
+           " | msgs/s chain/raw seed/raw")
     p(hdr)
     p("-" * len(hdr))
     for op in ("send", "write", "read"):
         for size in (64, 4096, 65536):
             for sig in (1, 16):
                 for chain in (1, 8, 32):
-                    r = rows.get(("raw", op, size, chain, sig))
-                    c = rows.get(("chain", op, size, chain, sig))
-                    s = rows.get(("seed", op, size, 1, sig)) \
+                    r = rows.get(("raw", op, size, chain, sig, 1))
+                    c = rows.get(("chain", op, size, chain, sig, 1))
+                    s = rows.get(("seed", op, size, 1, sig, 1)) \
                         if chain == 1 else None
                     if not r:
                         continue
@@ -127,23 +134,35 @@ def main():
                     sp = med(s, "post_ns") if s else None
                     if sp and rp:
                         worst["post"].append((sp / rp, op, size, chain, sig))
+                    rm = med(r, "msgs_per_s")
+                    cm = med(c or [], "msgs_per_s")
+                    sm = med(s, "msgs_per_s") if s else None
                     p(f"{op:5} {size:5} {chain:5} {sig:3} | {fmt(rp, 8)} "
                       f"{fmt(cp, 9)} {fmt(sp, 9)} | {ratio(sp, rp):>8} "
-                      f"{ratio(cp, rp):>9}")
+                      f"{ratio(cp, rp):>9} |        {ratio(cm, rm):>9} "
+                      f"{ratio(sm, rm):>8}")
     p("")
     p("Latency, 64 B, one way (ping-pong round trip / 2)")
     p("mode          op    |  median ns   p99 ns   min ns")
     for op in ("write", "send"):
         for mode in ("lat-raw", "lat-chain", "lat-seed"):
-            r = rows.get((mode, op, 64, 1, 1))
+            r = rows.get((mode, op, 64, 1, 1, 0))
             if r:
                 p(f"{mode:13} {op:5} | {fmt(med(r, 'median_ns'), 10)} "
                   f"{fmt(med(r, 'p99_ns'), 8)} {fmt(med(r, 'min_ns'), 8)}")
-    pl = rows.get(("perftest-lat", "write", 64, 1, 1))
+    pl = rows.get(("perftest-lat", "write", 64, 1, 1, 0))
     if pl:
         p(f"{'perftest':13} write | {fmt(med(pl, 'median_us') * 1000, 10)} "
           f"{fmt(med(pl, 'p99_us') * 1000, 8)} {fmt(med(pl, 'min_us') * 1000, 8)}"
           "   (ib_write_lat t_typical, 99%, t_min)")
+    if prof:
+        p("")
+        p("Profile: ibpost_post_send_mrs() and its direct callees, one-WR")
+        p("chained WRITE posts, bh=1, ftrace function graph (its own overhead")
+        p("included)")
+        p("function                         calls   avg ns")
+        for kv in sorted(prof, key=lambda k: -int(k["avg_ns"]) * int(k["calls"])):
+            p(f"{kv['func'][:32]:32} {int(kv['calls']):6} {int(kv['avg_ns']):8}")
     p("")
     p("Targets (issue 5)")
 

@@ -14,7 +14,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 
 kmsg() { echo "$*" > /dev/kmsg; }
-mode=$(sed -n 's/.*ibpost\.mode=\([a-z]*\).*/\1/p' /proc/cmdline)
+mode=$(sed -n 's/.*ibpost\.mode=\([a-z-]*\).*/\1/p' /proc/cmdline)
 KL=/sys/kernel/debug/kmemleak
 
 # A KUnit case may legitimately keep insmod waiting for minutes under
@@ -30,11 +30,21 @@ modprobe rdma_rxe
 modprobe rdma_cm
 modprobe dummy
 [ "$mode" = bench ] || modprobe kunit
-ip link add d0 type dummy
-ip link set d0 up
-# ibpost_cm connects through rdma_cm to this address (kunit/cm_test.c).
-ip addr add 10.99.0.1/24 dev d0
-rdma link add rxe0 type rxe netdev d0
+case "$mode" in
+xhost-*)
+	# Two guests: rxe0 on the virtio-net NIC that joins them.
+	modprobe virtio_net
+	ip link set eth0 up
+	rdma link add rxe0 type rxe netdev eth0
+	;;
+*)
+	ip link add d0 type dummy
+	ip link set d0 up
+	# ibpost_cm connects through rdma_cm to this address (cm_test.c).
+	ip addr add 10.99.0.1/24 dev d0
+	rdma link add rxe0 type rxe netdev d0
+	;;
+esac
 insmod /ibpost/ibpost.ko
 
 finish() {
@@ -214,6 +224,68 @@ run_tests() {
 	fi
 }
 
+# Guest A of the two-host stage: serves guest B until B asks it to stop,
+# then reports what it saw as the KTAP suite "ibpost_xhost_server".
+XS=/sys/kernel/debug/ibpost_xhost_server/status
+xs() { sed -n "s/^$1 //p" $XS; }
+
+run_xhost_a() {
+	insmod /ibpost/ibpost_xhost_server.ko
+	# The address comes last: once B can ping it, the server listens.
+	ip addr add 10.77.0.1/24 dev eth0
+	kmsg "ibpost-guest: A: $(ip -4 -o addr show dev eth0)"
+	n=0
+	while [ "$(xs shutdown)" != 1 ] && [ $n -lt 450 ]; do
+		sleep 2
+		n=$((n + 1))
+	done
+	# The last connection closes after B's shutdown request.
+	n=0
+	while [ "$(xs established)" != "$(xs disconnected)" ] && [ $n -lt 60 ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	cat $XS | while read -r l; do kmsg "ibpost-xhost-server: $l"; done
+	kmsg "KTAP version 1"
+	kmsg "1..1"
+	kmsg "    KTAP version 1"
+	kmsg "    # Subtest: ibpost_xhost_server"
+	kmsg "    1..5"
+	SC_N=0
+	SC_FAIL=0
+	sc_result shutdown_requested_by_b [ "$(xs shutdown)" = 1 ]
+	sc_result served_at_least_5_connections [ "$(xs established)" -ge 5 ]
+	sc_result data_verified_byte_for_byte \
+		sh -c "[ $(xs data_ok) -ge 10000 ] && [ $(xs data_bad) = 0 ] && [ $(xs checks_bad) = 0 ]"
+	sc_result every_receive_returned \
+		[ "$(xs recv_posted)" = "$(xs recv_returned)" ]
+	sc_result server_unloads rmmod ibpost_xhost_server
+	if [ $SC_FAIL = 0 ]; then
+		kmsg "ok 1 ibpost_xhost_server"
+	else
+		kmsg "not ok 1 ibpost_xhost_server"
+	fi
+}
+
+# Guest B: runs the ibpost_xhost KUnit suite against A through rdma_cm.
+run_xhost_b() {
+	ip addr add 10.77.0.2/24 dev eth0
+	n=0
+	until ping -c 1 -W 1 10.77.0.1 > /dev/null 2>&1 || [ $n -ge 180 ]; do
+		n=$((n + 1))
+	done
+	kmsg "ibpost-guest: 10.77.0.1 answered after $n pings"
+	if [ $n -ge 180 ]; then	# what the suite will fail on
+		ip -s -o link show dev eth0 | while read -r l; do kmsg "ibpost-guest: B: $l"; done
+		ip neigh | while read -r l; do kmsg "ibpost-guest: B: $l"; done
+		while read -r l; do kmsg "ibpost-guest: B: $l"; done < /proc/interrupts
+	fi
+	kmsg "KTAP version 1"
+	kmsg "1..1"
+	insmod /ibpost/ibpost_xhost_kunit.ko
+	rmmod ibpost_xhost_kunit
+}
+
 run_demo() {
 	insmod /ibpost/ibpost_demo.ko
 	echo "==== ibpost devices ===="
@@ -231,6 +303,8 @@ case "$mode" in
 test) run_tests ;;
 demo) run_demo ;;
 bench) sh /ibpost/bench.sh ;;
+xhost-a) run_xhost_a ;;
+xhost-b) run_xhost_b ;;
 *) kmsg "ibpost-guest: unknown mode '$mode'" ;;
 esac
 finish

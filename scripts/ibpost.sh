@@ -172,15 +172,17 @@ count_suites() {
 	echo $(( 0x$size / 8 ))
 }
 
-# Boot kernel build $1 with initramfs $2 in job mode $3; console to $4.
+# Boot kernel build $1 with initramfs $2 in job mode $3; console to $4;
+# further arguments go to QEMU (the two-guest link).
 boot_guest() {
 	local bdir=$1 initrd=$2 mode=$3 log=$4 rc=0
+	shift 4
 	log "booting the guest (mode $mode, TCG, no host NIC), console in $log"
 	timeout --foreground -k 10 "$VM_TIMEOUT" \
 		qemu-system-x86_64 -accel tcg -nodefaults -no-reboot \
 		-nographic -serial stdio -nic none -bios qboot.rom \
 		-m 2048 -smp 2 -kernel "$bdir/arch/x86/boot/bzImage" \
-		-initrd "$initrd" \
+		-initrd "$initrd" "$@" \
 		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic ibpost.mode=$mode" \
 		< /dev/null > "$log" 2>&1 || rc=$?
 	[ $rc = 124 ] && log "guest timed out after $VM_TIMEOUT s"
@@ -252,6 +254,43 @@ figures() {
 	echo "kernel reports:   $(grep -cE "$REPORTS" "$log")"
 }
 
+# The two-host stage (issue 7): guests A and B, each with one virtio-net
+# NIC joined to the other's by a QEMU socket netdev on 127.0.0.1 only, and
+# rxe0 on it. A serves (ibpost_xhost_server), B runs the ibpost_xhost
+# KUnit suite against it through rdma_cm. Both consoles are parsed.
+xhost_run() {
+	local bdir=$1 initrd=$2 port fail=0 pa pb a b g
+	port=$(( 40000 + $$ % 20000 ))
+	# A point-to-point UDP socket netdev: each guest sends to the other's
+	# port on 127.0.0.1 and listens on its own there, nothing else.
+	a=$OUT/console-xhost-a.log
+	b=$OUT/console-xhost-b.log
+	log "two-host stage: guests A and B linked through 127.0.0.1:$port/$((port + 1)) (UDP)"
+	boot_guest "$bdir" "$initrd" xhost-a "$a" \
+		-netdev "socket,id=link,udp=127.0.0.1:$((port + 1)),localaddr=127.0.0.1:$port" \
+		-device virtio-net-pci,netdev=link,mac=52:54:00:77:00:01 &
+	pa=$!
+	boot_guest "$bdir" "$initrd" xhost-b "$b" \
+		-netdev "socket,id=link,udp=127.0.0.1:$port,localaddr=127.0.0.1:$((port + 1))" \
+		-device virtio-net-pci,netdev=link,mac=52:54:00:77:00:02 &
+	pb=$!
+	wait $pb || fail=1
+	wait $pa || fail=1
+	for g in a b; do
+		log "kunit.py parse (guest $g):"
+		python3 "$src/tools/testing/kunit/kunit.py" parse \
+			--json="$OUT/kunit-xhost-$g.json" "$OUT/console-xhost-$g.log" |
+			tee "$OUT/kunit-xhost-$g.txt" || fail=1
+		grep -q "Ran [1-9][0-9]* tests" "$OUT/kunit-xhost-$g.txt" ||
+			fail=1
+		check_log "$OUT/console-xhost-$g.log" || fail=1
+	done
+	grep -q "ibpost_xhost_server" "$OUT/kunit-xhost-a.txt" &&
+		grep -q "ibpost_xhost " "$OUT/kunit-xhost-b.txt" ||
+		{ log "a two-host suite did not run"; fail=1; }
+	return $fail
+}
+
 cmd_test() {
 	local bdir src initrd log=$OUT/console-test.log fail=0 expected ran
 	local start
@@ -278,6 +317,7 @@ cmd_test() {
 		fail=1
 	fi
 	check_log "$log" || fail=1
+	xhost_run "$bdir" "$initrd" || fail=1
 	figures "$log" "$ran" > "$OUT/reliability-figures.txt"
 	cat "$OUT/reliability-figures.txt" >&2
 	log "test run took $(( $(date +%s) - start )) s"
@@ -331,8 +371,11 @@ test) cmd_test ;;
 lint) deps; lint "$(src_dir)" "$(kernel)" ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
+xhost)	# only the two-host stage of "test", for working on it
+	deps; bdir=$(kernel); src=$(src_dir); build_modules "$bdir"
+	xhost_run "$bdir" "$(make_initramfs "$bdir")" ;;
 deps) deps ;;
 kernel) deps; kernel ;;
 bench-kernel) deps; kernel "$BENCHCONFIG" ;;
-*) echo "usage: $0 {test|demo|bench|lint|deps|kernel|bench-kernel}" >&2; exit 2 ;;
+*) echo "usage: $0 {test|demo|bench|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
 esac

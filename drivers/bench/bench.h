@@ -55,6 +55,7 @@ enum bench_op {
  * @signal: a signaled WR every this many (bandwidth)
  * @iters: WRs (bandwidth) or round trips (latency) measured
  * @warmup: WRs or round trips before the measurement
+ * @bh: bandwidth: post with bottom halves disabled (1) or not (0)
  */
 struct bench_cfg {
 	char dev[IB_DEVICE_NAME_MAX];
@@ -66,6 +67,7 @@ struct bench_cfg {
 	u32 signal;
 	u32 iters;
 	u32 warmup;
+	u32 bh;
 };
 
 /**
@@ -338,6 +340,13 @@ void bench_lat_rx(struct bench_side *s);
 void bench_lat_stats(u32 *rtt, u32 n, struct bench_result *res);
 u64 bench_per_second(u64 count, u64 elapsed_ns);
 u64 bench_mib_x100(u64 bytes, u64 elapsed_ns);
+
+int bench_bufs_init(struct bench_run *run,
+		    int (*buf_init)(struct bench_run *run, struct bench_side *s,
+				    struct bench_buf *b, bool remote),
+		    int (*post_recv)(struct bench_run *run,
+				     struct bench_side *s),
+		    const char *what);
 
 /* calib.c: the guest's memcpy and crc32 speed, into @line. */
 int bench_calib(const struct bench_cfg *cfg, char *line, size_t len);

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
@@ -58,7 +59,15 @@ static int bench_bw_phase(struct bench_run *run, u32 total)
 			left = min(run->chain, total - idx);
 		/* Taken before the post: a completion during it counts. */
 		snap = atomic_read(&txq->completions);
+		/*
+		 * bh=1: the provider's deferred work (rxe's tasklets) runs
+		 * after the post call, for every mode alike, not inside it.
+		 */
+		if (run->cfg->bh)
+			local_bh_disable();
 		ret = run->ops->post_bw(run, idx, left, fresh, &queued);
+		if (run->cfg->bh)
+			local_bh_enable();
 		idx += queued;
 		left -= queued;
 		if (ret == -EAGAIN)

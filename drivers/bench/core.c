@@ -210,3 +210,54 @@ u32 bench_chain_index(const struct ib_send_wr *first,
 		n++;
 	return n;
 }
+
+/**
+ * bench_bufs_init - a run's buffers, then the receives that keep it fed
+ * @run: the run
+ * @buf_init: the backend's buffer set-up; @remote asks for peer access
+ * @post_recv: the backend's receive post, one per call
+ * @what: the post call's name, for the failure message
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or the run's failure.
+ */
+int bench_bufs_init(struct bench_run *run,
+		    int (*buf_init)(struct bench_run *run, struct bench_side *s,
+				    struct bench_buf *b, bool remote),
+		    int (*post_recv)(struct bench_run *run,
+				     struct bench_side *s),
+		    const char *what)
+{
+	struct bench_side *sides[] = { &run->a, &run->b };
+	bool remote = run->opcode != IB_WR_SEND;
+	unsigned int i;
+	u32 n;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		if (bench_need_src(run, s)) {
+			ret = buf_init(run, s, &s->src, false);
+			if (ret)
+				return ret;
+		}
+		if (bench_need_dst(run, s)) {
+			ret = buf_init(run, s, &s->dst, remote);
+			if (ret)
+				return ret;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct bench_side *s = sides[i];
+
+		if (!bench_need_recv(run, s))
+			continue;
+		for (n = 0; n < s->rq_depth; n++) {
+			ret = post_recv(run, s);
+			if (ret)
+				return bench_fail(run, ret, what);
+		}
+	}
+	return 0;
+}

@@ -79,9 +79,9 @@ static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
 	return 0;
 }
 
-/* Allocate and register a buffer; the peer reaches @dst ones remotely. */
+/* Allocate and register a buffer; the peer reaches @remote ones. */
 static int bench_ibp_buf_init(struct bench_run *run, struct bench_side *s,
-			      struct bench_buf *b, bool dst)
+			      struct bench_buf *b, bool remote)
 {
 	struct ibpost_mr *mr;
 	const char *why;
@@ -89,7 +89,7 @@ static int bench_ibp_buf_init(struct bench_run *run, struct bench_side *s,
 	b->cpu = kzalloc(run->size, GFP_KERNEL | __GFP_NOWARN);
 	if (!b->cpu)
 		return bench_fail(run, -ENOMEM, "allocating a buffer");
-	if (!dst || run->opcode == IB_WR_SEND) {
+	if (!remote) {
 		mr = ibpost_reg_msgs(run->dev, b->cpu, run->size);
 		why = "ibpost_reg_msgs";
 	} else if (run->opcode == IB_WR_RDMA_READ) {
@@ -127,42 +127,6 @@ static void bench_ibp_bufs_free(struct bench_run *run)
 	bench_ibp_buf_free(&run->b.dst);
 }
 
-/* The buffers the run needs, then the receives that keep B (and A) fed. */
-static int bench_ibp_bufs_init(struct bench_run *run)
-{
-	struct bench_side *sides[] = { &run->a, &run->b };
-	unsigned int i;
-	u32 n;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		struct bench_side *s = sides[i];
-
-		if (bench_need_src(run, s)) {
-			ret = bench_ibp_buf_init(run, s, &s->src, false);
-			if (ret)
-				return ret;
-		}
-		if (bench_need_dst(run, s)) {
-			ret = bench_ibp_buf_init(run, s, &s->dst, true);
-			if (ret)
-				return ret;
-		}
-	}
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		struct bench_side *s = sides[i];
-
-		if (!bench_need_recv(run, s))
-			continue;
-		for (n = 0; n < s->rq_depth; n++) {
-			ret = bench_ibp_post_recv(run, s);
-			if (ret)
-				return bench_fail(run, ret, "ibpost_post_recv");
-		}
-	}
-	return 0;
-}
-
 static int bench_ibp_setup(struct bench_run *run)
 {
 	int ret;
@@ -178,7 +142,8 @@ static int bench_ibp_setup(struct bench_run *run)
 		bench_fail(run, ret, "ibpost_qp_connect_loopback");
 		goto out_destroy_b;
 	}
-	ret = bench_ibp_bufs_init(run);
+	ret = bench_bufs_init(run, bench_ibp_buf_init, bench_ibp_post_recv,
+			      "ibpost_post_recv");
 	if (ret)
 		goto out_destroy_b;
 	return 0;

@@ -65,6 +65,11 @@ static int bench_raw_post_recv(struct bench_side *s)
 	return ib_post_recv(s->qp, &wr, NULL);
 }
 
+static int bench_raw_recv(struct bench_run *run, struct bench_side *s)
+{
+	return bench_raw_post_recv(s);
+}
+
 /* Every receive is answered (latency) and replaced by a new one. */
 static void bench_raw_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -311,43 +316,6 @@ static void bench_raw_buf_free(struct bench_run *run, struct bench_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* The buffers the run needs, then the receives that keep B (and A) fed. */
-static int bench_raw_bufs_init(struct bench_run *run)
-{
-	struct bench_side *sides[] = { &run->a, &run->b };
-	bool remote = run->opcode != IB_WR_SEND;
-	unsigned int i;
-	u32 n;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		struct bench_side *s = sides[i];
-
-		if (bench_need_src(run, s)) {
-			ret = bench_raw_buf_init(run, s, &s->src, false);
-			if (ret)
-				return ret;
-		}
-		if (bench_need_dst(run, s)) {
-			ret = bench_raw_buf_init(run, s, &s->dst, remote);
-			if (ret)
-				return ret;
-		}
-	}
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		struct bench_side *s = sides[i];
-
-		if (!bench_need_recv(run, s))
-			continue;
-		for (n = 0; n < s->rq_depth; n++) {
-			ret = bench_raw_post_recv(s);
-			if (ret)
-				return bench_fail(run, ret, "ib_post_recv");
-		}
-	}
-	return 0;
-}
-
 /* Flush both QPs (every callback has run after this), free the buffers. */
 static void bench_raw_release(struct bench_run *run)
 {
@@ -381,7 +349,8 @@ static int bench_raw_setup(struct bench_run *run)
 	if (ret)
 		goto out_destroy_b;
 	/* From here on WRs may be outstanding: unwind through the drain. */
-	ret = bench_raw_bufs_init(run);
+	ret = bench_bufs_init(run, bench_raw_buf_init, bench_raw_recv,
+			      "ib_post_recv");
 	if (ret)
 		goto out_release;
 	return 0;
