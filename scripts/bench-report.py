@@ -63,6 +63,20 @@ def fmt(v, width=8, prec=0):
     return f"{v:{width}.{prec}f}" if v is not None else " " * (width - 1) + "-"
 
 
+def bench_rows(rows, bh):
+    """Each bandwidth row in table order, with its raw, chain and seed runs
+    (seed only on one-WR rows) for bottom halves enabled (0) or not (1)."""
+    for op in ("send", "write", "read"):
+        for size in (64, 4096, 65536):
+            for sig in (1, 16):
+                for chain in (1, 8, 32):
+                    r = rows.get(("raw", op, size, chain, sig, bh))
+                    c = rows.get(("chain", op, size, chain, sig, bh))
+                    s = rows.get(("seed", op, size, 1, sig, bh)) \
+                        if chain == 1 else None
+                    yield op, size, chain, sig, r, c, s
+
+
 def main():
     rows, calib, failures, notes, prof = parse(sys.argv[1])
     floor = statistics.median(float(c["floor_mib_per_s"]) for c in calib) \
@@ -85,34 +99,27 @@ def main():
     p(hdr)
     p("-" * len(hdr))
     worst = {"msgs": [], "mib64k": [], "post": [], "pf": []}
-    for op in ("send", "write", "read"):
-        for size in (64, 4096, 65536):
-            for sig in (1, 16):
-                for chain in (1, 8, 32):
-                    r = rows.get(("raw", op, size, chain, sig, 0))
-                    c = rows.get(("chain", op, size, chain, sig, 0))
-                    s = rows.get(("seed", op, size, 1, sig, 0)) \
-                        if chain == 1 else None
-                    pfsig = chain if chain > 1 else sig
-                    pf = rows.get(("perftest", op, size, chain, pfsig, 0))
-                    if not r and not c:
-                        continue
-                    rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
-                    sm = med(s, "msgs_per_s") if s else None
-                    rb, cb = med(r or [], "mib_per_s"), med(c or [], "mib_per_s")
-                    pb = med(pf, "mib_per_s") if pf else None
-                    if op in ("send", "write") and rm and cm:
-                        worst["msgs"].append((cm / rm, op, size, chain, sig))
-                    if size == 65536 and rb and cb:
-                        worst["mib64k"].append((cb / rb, op, size, chain, sig))
-                    if pb and cb:
-                        worst["pf"].append((cb / pb, op, size, chain, sig))
-                    p(f"{op:5} {size:5} {chain:5} {sig:3} | "
-                      f"{fmt(rm and rm / 1000, 9, 1)} {fmt(cm and cm / 1000, 9, 1)}"
-                      f" {fmt(sm and sm / 1000, 9, 1)} | {ratio(cm, rm):>9}"
-                      f" {ratio(sm, rm):>8} | {fmt(rb, 8, 1)} {fmt(cb, 8, 1)}"
-                      f" {fmt(pb, 7, 1)} | {ratio(cb, rb):>6} {ratio(cb, pb):>5}"
-                      f" {ratio(cb, floor):>8}")
+    for op, size, chain, sig, r, c, s in bench_rows(rows, 0):
+        pfsig = chain if chain > 1 else sig
+        pf = rows.get(("perftest", op, size, chain, pfsig, 0))
+        if not r and not c:
+            continue
+        rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
+        sm = med(s, "msgs_per_s") if s else None
+        rb, cb = med(r or [], "mib_per_s"), med(c or [], "mib_per_s")
+        pb = med(pf, "mib_per_s") if pf else None
+        if op in ("send", "write") and rm and cm:
+            worst["msgs"].append((cm / rm, op, size, chain, sig))
+        if size == 65536 and rb and cb:
+            worst["mib64k"].append((cb / rb, op, size, chain, sig))
+        if pb and cb:
+            worst["pf"].append((cb / pb, op, size, chain, sig))
+        p(f"{op:5} {size:5} {chain:5} {sig:3} | "
+          f"{fmt(rm and rm / 1000, 9, 1)} {fmt(cm and cm / 1000, 9, 1)}"
+          f" {fmt(sm and sm / 1000, 9, 1)} | {ratio(cm, rm):>9}"
+          f" {ratio(sm, rm):>8} | {fmt(rb, 8, 1)} {fmt(cb, 8, 1)}"
+          f" {fmt(pb, 7, 1)} | {ratio(cb, rb):>6} {ratio(cb, pb):>5}"
+          f" {ratio(cb, floor):>8}")
     p("")
     p("Post-call cost (ns per WR inside the post call, bottom halves disabled")
     p("around every call in all modes, so rxe's tasklets run after it: bh=1)")
@@ -120,27 +127,20 @@ def main():
            " | msgs/s chain/raw seed/raw")
     p(hdr)
     p("-" * len(hdr))
-    for op in ("send", "write", "read"):
-        for size in (64, 4096, 65536):
-            for sig in (1, 16):
-                for chain in (1, 8, 32):
-                    r = rows.get(("raw", op, size, chain, sig, 1))
-                    c = rows.get(("chain", op, size, chain, sig, 1))
-                    s = rows.get(("seed", op, size, 1, sig, 1)) \
-                        if chain == 1 else None
-                    if not r:
-                        continue
-                    rp, cp = med(r, "post_ns"), med(c or [], "post_ns")
-                    sp = med(s, "post_ns") if s else None
-                    if sp and rp:
-                        worst["post"].append((sp / rp, op, size, chain, sig))
-                    rm = med(r, "msgs_per_s")
-                    cm = med(c or [], "msgs_per_s")
-                    sm = med(s, "msgs_per_s") if s else None
-                    p(f"{op:5} {size:5} {chain:5} {sig:3} | {fmt(rp, 8)} "
-                      f"{fmt(cp, 9)} {fmt(sp, 9)} | {ratio(sp, rp):>8} "
-                      f"{ratio(cp, rp):>9} |        {ratio(cm, rm):>9} "
-                      f"{ratio(sm, rm):>8}")
+    for op, size, chain, sig, r, c, s in bench_rows(rows, 1):
+        if not r:
+            continue
+        rp, cp = med(r, "post_ns"), med(c or [], "post_ns")
+        sp = med(s, "post_ns") if s else None
+        if sp and rp:
+            worst["post"].append((sp / rp, op, size, chain, sig))
+        rm = med(r, "msgs_per_s")
+        cm = med(c or [], "msgs_per_s")
+        sm = med(s, "msgs_per_s") if s else None
+        p(f"{op:5} {size:5} {chain:5} {sig:3} | {fmt(rp, 8)} "
+          f"{fmt(cp, 9)} {fmt(sp, 9)} | {ratio(sp, rp):>8} "
+          f"{ratio(cp, rp):>9} |        {ratio(cm, rm):>9} "
+          f"{ratio(sm, rm):>8}")
     p("")
     p("Latency, 64 B, one way (ping-pong round trip / 2)")
     p("mode          op    |  median ns   p99 ns   min ns")
