@@ -18,10 +18,23 @@
  * original handler is put back then. When the consumer's handler returns
  * non-zero (rdma_cm then destroys the id), the QP is detached from the
  * id first.
+ *
+ * The id may be gone before the QP: a QP created inside the very event
+ * that delivered its id (CONNECT_REQUEST on the passive side, or any
+ * event on the active side) runs in a call of the consumer's handler that
+ * ibpost's interposed handler is not part of. When that handler returns
+ * non-zero, rdma_cm destroys the id and ibpost is not told. So ibpost
+ * never trusts qp->cm_id at teardown: it looks the id up in rdma_cm's
+ * resource tracking by the restrack id it recorded at creation (the
+ * exported rdma_restrack_get_byid(), matched with rdma_res_to_id()), and
+ * holds that entry while it uses the id, which keeps rdma_destroy_id()
+ * from freeing it meanwhile. An id that is gone leaves the provider's QP
+ * to ibpost, which destroys it directly.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <rdma/restrack.h>
 #include "ibpost_internal.h"
 
 static DEFINE_SPINLOCK(ibpost_cm_lock);
@@ -57,13 +70,14 @@ static bool ibpost_cm_event_ends(enum rdma_cm_event_type event)
  * Follow the state rdma_cm put the QP in; when the connection ended, move
  * it to ERR ourselves (a DREQ from the peer leaves it in RTS until the
  * consumer's rdma_disconnect()), so outstanding WRs flush now.
- * dev->qp_lock held.
+ * qp->mutex held.
  */
 static void ibpost_cm_sync_state(struct ibpost_qp *qp, bool ends)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct ib_qp_init_attr init;
 
+	lockdep_assert_held(&qp->mutex);
 	if (!qp->ibqp || qp->dead)
 		return;
 	if (ends && !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE)) {
@@ -78,38 +92,28 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 			     struct rdma_cm_event *event)
 {
 	int (*handler)(struct rdma_cm_id *id, struct rdma_cm_event *event);
-	struct ibpost_dev *dev = NULL;
 	struct ibpost_qp *qp;
 	int ret;
 
 	spin_lock(&ibpost_cm_lock);
 	qp = ibpost_cm_find(id);
 	handler = qp ? qp->cm_handler : READ_ONCE(id->event_handler);
-	if (qp) {
-		dev = qp->dev;
-		kref_get(&dev->ref);
-	}
+	if (qp)
+		refcount_inc(&qp->ref);
 	spin_unlock(&ibpost_cm_lock);
 	if (WARN_ON_ONCE(handler == ibpost_cm_handler))
 		return 0;
 
-	if (dev) {
-		/*
-		 * qp stays valid: only ibpost_qp_destroy() frees it, after
-		 * ibpost_cm_detach() under dev->qp_lock.
-		 */
-		mutex_lock(&dev->qp_lock);
-		spin_lock(&ibpost_cm_lock);
-		qp = ibpost_cm_find(id);
-		spin_unlock(&ibpost_cm_lock);
-		if (qp)
+	if (qp) {
+		/* The reference keeps qp; its mutex orders us with teardown. */
+		mutex_lock(&qp->mutex);
+		if (qp->cm_id == id)
 			ibpost_cm_sync_state(qp,
 					     ibpost_cm_event_ends(event->event));
-		mutex_unlock(&dev->qp_lock);
+		mutex_unlock(&qp->mutex);
 		pr_debug("cm event %s (%d) on qp %u\n",
-			 rdma_event_msg(event->event), event->status,
-			 qp ? qp->qpn : 0);
-		ibpost_dev_put(dev);
+			 rdma_event_msg(event->event), event->status, qp->qpn);
+		ibpost_qp_put(qp);
 	}
 
 	ret = handler(id, event);
@@ -120,20 +124,67 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 		if (qp) {
 			list_del_init(&qp->cm_node);
 			id->event_handler = qp->cm_handler;
-			qp->cm_id = NULL;
+			WRITE_ONCE(qp->cm_id, NULL);
 		}
 		spin_unlock(&ibpost_cm_lock);
 	}
 	return ret;
 }
 
+/*
+ * rdma_cm's resource-tracking entry of @id. rdma_res_to_id() is exported
+ * as the container_of() from an entry to its id; its offset, taken from
+ * that function (pure address arithmetic), leads back from the id.
+ */
+static struct rdma_restrack_entry *ibpost_cm_res(struct rdma_cm_id *id)
+{
+	struct rdma_restrack_entry *probe = (struct rdma_restrack_entry *)id;
+	ptrdiff_t off = (char *)probe - (char *)rdma_res_to_id(probe);
+
+	return (struct rdma_restrack_entry *)((char *)id + off);
+}
+
+/*
+ * Whether @id, @qp's id, still exists: if so, its restrack entry is
+ * returned held (rdma_destroy_id() waits for it), else NULL. An id that
+ * was not tracked when the QP was made is trusted.
+ */
+static struct rdma_restrack_entry *ibpost_cm_hold(struct ibpost_qp *qp,
+						  struct rdma_cm_id *id,
+						  bool *alive)
+{
+	struct rdma_restrack_entry *res;
+
+	*alive = false;
+	if (!id)
+		return NULL;
+	if (!qp->cm_tracked) {
+		*alive = true;
+		return NULL;
+	}
+	res = rdma_restrack_get_byid(qp->dev->ibdev, RDMA_RESTRACK_CM_ID,
+				     qp->cm_res_id);
+	if (IS_ERR(res))
+		return NULL;
+	if (rdma_res_to_id(res) != id) {
+		rdma_restrack_put(res);
+		return NULL;
+	}
+	*alive = true;
+	return res;
+}
+
 /* Create the provider's QP through rdma_cm; dev->qp_lock held. */
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 {
+	struct rdma_restrack_entry *res = ibpost_cm_res(qp->cm_id);
 	struct ib_qp_init_attr qinit;
 	struct ib_qp_attr qa;
 	int ret;
 
+	/* A device-bound id is tracked: remember where to find it. */
+	qp->cm_tracked = res->valid && !res->no_track;
+	qp->cm_res_id = res->id;
 	ret = rdma_create_qp(qp->cm_id, qp->dev->pd, init);
 	if (ret)
 		return ret;
@@ -155,28 +206,56 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 /* Interpose on the cm_id's events; dev->qp_lock held. */
 void ibpost_cm_attach(struct ibpost_qp *qp)
 {
+	struct ibpost_qp *old, *tmp;
+
 	spin_lock(&ibpost_cm_lock);
+	/*
+	 * A QP whose id rdma_cm destroyed unannounced may still be listed
+	 * under the same address, now reused by this live id: forget it.
+	 */
+	list_for_each_entry_safe(old, tmp, &ibpost_cm_qps, cm_node) {
+		if (old->cm_id == qp->cm_id) {
+			list_del_init(&old->cm_node);
+			WRITE_ONCE(old->cm_id, NULL);
+		}
+	}
 	qp->cm_handler = qp->cm_id->event_handler;
 	list_add_tail(&qp->cm_node, &ibpost_cm_qps);
 	WRITE_ONCE(qp->cm_id->event_handler, ibpost_cm_handler);
 	spin_unlock(&ibpost_cm_lock);
 }
 
-/* Give the cm_id its own handler back; dev->qp_lock held. */
-void ibpost_cm_detach(struct ibpost_qp *qp)
+/*
+ * Teardown, qp->mutex held: give a live id its own handler back and
+ * destroy the QP through it (rdma_destroy_qp() clears id->qp under
+ * rdma_cm's lock); for an id rdma_cm destroyed, destroy the QP directly.
+ */
+void ibpost_cm_destroy_qp(struct ibpost_qp *qp)
 {
-	spin_lock(&ibpost_cm_lock);
-	if (!list_empty(&qp->cm_node)) {
-		list_del_init(&qp->cm_node);
-		WRITE_ONCE(qp->cm_id->event_handler, qp->cm_handler);
-	}
-	spin_unlock(&ibpost_cm_lock);
-}
+	struct rdma_restrack_entry *res;
+	struct rdma_cm_id *id;
+	bool alive, listed;
 
-/* The ibpost device of @ibdev, with a reference, or NULL. */
-struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev)
-{
-	return ibdev ? ibpost_dev_get(dev_name(&ibdev->dev)) : NULL;
+	lockdep_assert_held(&qp->mutex);
+	/* From here on no event handler path touches qp->cm_id. */
+	spin_lock(&ibpost_cm_lock);
+	id = qp->cm_id;
+	listed = !list_empty(&qp->cm_node);
+	list_del_init(&qp->cm_node);
+	WRITE_ONCE(qp->cm_id, NULL);
+	spin_unlock(&ibpost_cm_lock);
+	res = ibpost_cm_hold(qp, id, &alive);
+	if (alive) {
+		if (listed)
+			WRITE_ONCE(id->event_handler, qp->cm_handler);
+		rdma_destroy_qp(id);	/* and clears id->qp */
+	} else {
+		pr_debug("qp %u: its cm_id is gone; destroying the QP directly\n",
+			 qp->qpn);
+		ib_destroy_qp(qp->ibqp);
+	}
+	if (res)
+		rdma_restrack_put(res);
 }
 
 /**

@@ -43,7 +43,7 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 				      bool signaled, bool user_signaled)
 {
-	struct ibpost_slot *slot = &q->slots[q->head % q->depth];
+	struct ibpost_slot *slot = &q->slots[q->head & q->mask];
 
 	slot->cqe.done = q->is_send ? ibpost_send_done : ibpost_recv_done;
 	slot->queue = q;
@@ -56,11 +56,14 @@ struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 	return slot;
 }
 
-/* Undo the newest claims (a post the provider refused); q->lock held. */
+/*
+ * Undo the newest claims (a post the provider refused); q->lock held. The
+ * signal interval counts on from the last WR really queued.
+ */
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 {
 	while (count--) {
-		struct ibpost_slot *slot = &q->slots[--q->head % q->depth];
+		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
 
 		ibpost_mr_put_users(slot->mrs, slot->nmr);
 		slot->nmr = 0;
@@ -68,6 +71,7 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 			ibpost_sync_put(slot->sync);
 		slot->sync = NULL;
 		slot->state = IBPOST_SLOT_FREE;
+		q->since_signal = slot->since_before;
 	}
 }
 
@@ -87,7 +91,7 @@ static void ibpost_slot_release(struct ibpost_slot *slot)
 static void ibpost_queue_advance(struct ibpost_queue *q)
 {
 	while (q->tail != q->head &&
-	       q->slots[q->tail % q->depth].state == IBPOST_SLOT_FREE)
+	       q->slots[q->tail & q->mask].state == IBPOST_SLOT_FREE)
 		q->tail++;
 }
 
@@ -114,6 +118,7 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 {
 	void *context = slot->context;
 	struct ibpost_sync *sync = slot->sync;
+	struct ibpost_mr *orphan = NULL;
 	bool wake = false;
 
 	if (q->is_send)
@@ -127,13 +132,19 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 		q->stats.flushed++;
 	else
 		q->stats.failed++;
-	/* A failed WR moves the QP to ERR (IBA): later posts are flushed. */
-	if (wc->status != IB_WC_SUCCESS)
+	/*
+	 * A WR the provider failed moves the QP to ERR (IBA): later posts are
+	 * flushed. ibpost's own flushes (synthetic WRs, a RESET) say nothing
+	 * new about the QP and must not undo a later state change.
+	 */
+	if (wc->status != IB_WC_SUCCESS && !slot->synthetic &&
+	    READ_ONCE(q->qp->ibqp))
 		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
 	if (sync) {
 		/* Internal WR: wake its waiter, never show it. */
 		slot->sync = NULL;
 		sync->status = wc->status;
+		orphan = sync->orphan;
 		complete(&sync->done);
 		ibpost_sync_put(sync);
 		deliver = false;
@@ -149,6 +160,9 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	ibpost_queue_advance(q);
 	spin_unlock_bh(&q->lock);
 
+	/* Its waiter gave up: the MR is released now that the WR is over. */
+	if (orphan)
+		ibpost_mr_release_orphan(orphan);
 	if (wake)
 		wake_up(&q->wait);
 	else if (deliver)
@@ -178,14 +192,16 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	/*
 	 * Send queues complete in order: every unsignaled WR posted before
 	 * this one has succeeded (IBA flushes outstanding WRs with their own
-	 * completions), so its slot is reclaimed without a word.
+	 * completions), so its slot is reclaimed without a word. A synthetic
+	 * WR never reached the provider: the flush worker returns it.
 	 */
 	for (pos = q->tail; pos != q->head; pos++) {
-		struct ibpost_slot *s = &q->slots[pos % q->depth];
+		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
-		if (pos % q->depth == idx)
+		if ((pos & q->mask) == idx)
 			break;
-		if (s->state == IBPOST_SLOT_POSTED && !s->signaled) {
+		if (s->state == IBPOST_SLOT_POSTED && !s->signaled &&
+		    !s->synthetic) {
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
@@ -223,11 +239,12 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 	u32 pos;
 
 	for (pos = q->tail; pos != q->head; pos++) {
-		struct ibpost_slot *s = &q->slots[pos % q->depth];
+		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
 		if (s->state != IBPOST_SLOT_POSTED)
 			continue;
-		if (reclaim && q->is_send && !s->signaled) {
+		/* A synthetic WR never reached the provider: always a flush. */
+		if (reclaim && q->is_send && !s->signaled && !s->synthetic) {
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
@@ -253,17 +270,19 @@ static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
 }
 
 /*
- * After the provider's QP is destroyed: return every context it did not.
- * @drained says the drain marker completed, so unsignaled send WRs still
- * posted succeeded before it; otherwise their fate is unknown and they
- * are reported flushed.
+ * After the provider's QP is destroyed, or moved to RESET: return every
+ * context it did not. @drained says the drain marker completed, so
+ * unsignaled send WRs still posted succeeded before it; otherwise their
+ * fate is unknown and they are reported flushed. @drop_done (destroy
+ * only) also forgets the completions nobody fetched; after a device
+ * removal they stay for ibpost_get_*_comp(). No lock held: callbacks run.
  */
-void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 {
 	spin_lock_bh(&q->lock);
 	ibpost_queue_walk(q, ibpost_slot_any, drained);
 	/* Completions nobody fetched go away with the QP. */
-	while (!list_empty(&q->done)) {
+	while (drop_done && !list_empty(&q->done)) {
 		struct ibpost_slot *s = list_first_entry(&q->done,
 							 struct ibpost_slot,
 							 done_node);
@@ -275,17 +294,56 @@ void ibpost_queue_flush(struct ibpost_queue *q, bool drained)
 	wake_up_all(&q->wait);
 }
 
-/* Poll a DIRECT CQ on the consumer's behalf; false once the QP is gone. */
-static bool ibpost_poll_direct(struct ibpost_queue *q)
+/*
+ * Poll a CQ and run its completions, up to @budget (-1: until empty), one
+ * completion per ib_poll_cq(). Unlike ib_process_cq_direct(), no batch
+ * waits anywhere: a callback may poll the same CQ again (a DIRECT
+ * consumer deregistering an MR from its completion callback waits for the
+ * invalidation that way) and completions still run in queue order, which
+ * the send queue's reclaim relies on. Return: completions run.
+ */
+int ibpost_cq_poll(struct ib_cq *cq, int budget)
 {
-	struct ibpost_dev *dev = q->qp->dev;
+	struct ib_wc wc;
+	int done = 0;
+
+	while ((budget < 0 || done < budget) && ib_poll_cq(cq, 1, &wc) > 0) {
+		if (wc.wr_cqe)
+			wc.wr_cqe->done(cq, &wc);
+		else
+			WARN_ON_ONCE(wc.status == IB_WC_SUCCESS);
+		done++;
+	}
+	return done;
+}
+
+/*
+ * Poll a DIRECT queue's CQ on the consumer's behalf, under qp->mutex so
+ * the CQ cannot be freed meanwhile; nested from a callback of that very
+ * poll, without taking it again. Return: whether anything completed.
+ */
+static bool ibpost_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
+{
+	bool nested = READ_ONCE(qp->poller) == current;
 	int n = 0;
 
-	mutex_lock(&dev->qp_lock);
-	if (q->qp->ibqp)
-		n = ib_process_cq_direct(q->cq, -1);
-	mutex_unlock(&dev->qp_lock);
+	if (!nested) {
+		mutex_lock(&qp->mutex);
+		WRITE_ONCE(qp->poller, current);
+	}
+	if (qp->ibqp && q->cq)
+		n = ibpost_cq_poll(q->cq, -1);
+	if (!nested) {
+		WRITE_ONCE(qp->poller, NULL);
+		mutex_unlock(&qp->mutex);
+	}
 	return n > 0;
+}
+
+/* The same, for waiters elsewhere in ibpost (memory registration). */
+void ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
+{
+	ibpost_poll_direct(qp, q);
 }
 
 /* Flush the WRs ibpost kept from the provider because the QP is in ERR. */
@@ -319,7 +377,7 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 		spin_unlock_bh(&q->lock);
 		if (slot)
 			return 1;
-		if (direct && ibpost_poll_direct(q))
+		if (direct && ibpost_poll_direct(q->qp, q))
 			continue;
 		if (time_after_eq(jiffies, deadline))
 			return 0;

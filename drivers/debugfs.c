@@ -38,10 +38,10 @@ static int qps_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&dev->qp_lock);
 	list_for_each_entry(qp, &dev->qps, node) {
-		if (!qp->ibqp)
+		if (!READ_ONCE(qp->ibqp))
 			continue;
 		seq_printf(m, "qpn %u type %s sq %u/%u rq %u/%u\n",
-			   qp->ibqp->qp_num,
+			   qp->qpn,
 			   qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
 			   READ_ONCE(qp->sq.head) - READ_ONCE(qp->sq.tail),
 			   qp->sq.depth,
@@ -155,6 +155,7 @@ void ibpost_debugfs_add_qp(struct ibpost_qp *qp)
 /* Under dev->qp_lock. */
 void ibpost_debugfs_remove_qp(struct ibpost_qp *qp)
 {
+	lockdep_assert_held(&qp->dev->qp_lock);
 	debugfs_remove(qp->debugfs);
 	qp->debugfs = NULL;
 }

@@ -9,9 +9,14 @@
  * Removal: .remove marks the device REMOVING and takes it off the lookup
  * list, calls every consumer's remove, then tears down every QP still on
  * the device (move to ERR, flush every outstanding WR so each context comes
- * back, destroy) and frees the PD, all before the ib_device may go. The
- * struct ibpost_dev itself lives on while consumers hold references; their
- * later posts get -ENODEV.
+ * back, destroy; a destroy already under way is waited for), releases
+ * every MR and frees the PD, all before the ib_device may go. The struct
+ * ibpost_dev itself lives on while consumers hold references; their later
+ * posts get -ENODEV, and contexts flushed for a consumer without callbacks
+ * wait for ibpost_get_*_comp() until the QP is destroyed.
+ *
+ * Rename: .rename updates the name ibpost_dev_get() looks for, so a
+ * renamed device keeps its handle and is found under its new name only.
  *
  * Serialization: ibpost_client_mutex orders device add/remove against
  * client register/unregister, so every client sees exactly one add and at
@@ -27,6 +32,7 @@
 #include "ibpost_trace.h"
 
 static DEFINE_MUTEX(ibpost_client_mutex);
+static struct ib_client ibpost_ib_client;
 static DEFINE_SPINLOCK(ibpost_dev_lock);
 static LIST_HEAD(ibpost_devs);
 static LIST_HEAD(ibpost_clients);
@@ -116,12 +122,42 @@ EXPORT_SYMBOL_NS_GPL(ibpost_dev_pd, IBPOST);
 /* debugfs "devices": one line per device, under the client lock. */
 void ibpost_show_devs(struct seq_file *m)
 {
+	char name[IB_DEVICE_NAME_MAX];
 	struct ibpost_dev *dev;
 
 	mutex_lock(&ibpost_client_mutex);
-	list_for_each_entry(dev, &ibpost_devs, node)
-		seq_printf(m, "%s qps %u\n", dev->name, READ_ONCE(dev->nr_qps));
+	list_for_each_entry(dev, &ibpost_devs, node) {
+		spin_lock_irq(&ibpost_dev_lock);
+		strscpy(name, dev->name, sizeof(name));
+		spin_unlock_irq(&ibpost_dev_lock);
+		seq_printf(m, "%s qps %u\n", name, READ_ONCE(dev->nr_qps));
+	}
 	mutex_unlock(&ibpost_client_mutex);
+}
+
+/*
+ * The ibpost device of @ibdev with a reference, or NULL (being removed).
+ * Found by the ib_device itself, never by its name (which a rename
+ * changes), under the list lock: listed means not yet removing, so the
+ * reference is safe to take.
+ */
+struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev)
+{
+	struct ibpost_dev *dev, *found = NULL;
+	unsigned long flags;
+
+	if (!ibdev)
+		return NULL;
+	spin_lock_irqsave(&ibpost_dev_lock, flags);
+	list_for_each_entry(dev, &ibpost_devs, node) {
+		if (dev->ibdev == ibdev) {
+			kref_get(&dev->ref);
+			found = dev;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ibpost_dev_lock, flags);
+	return found;
 }
 
 /**
@@ -173,8 +209,6 @@ void ibpost_unregister_client(struct ibpost_client *client)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST);
 
-static struct ib_client ibpost_ib_client;
-
 static int ibpost_add_one(struct ib_device *ibdev)
 {
 	struct ibpost_client *client;
@@ -186,6 +220,7 @@ static int ibpost_add_one(struct ib_device *ibdev)
 		return -ENOMEM;
 	kref_init(&dev->ref);
 	mutex_init(&dev->qp_lock);
+	INIT_LIST_HEAD(&dev->node);
 	INIT_LIST_HEAD(&dev->qps);
 	spin_lock_init(&dev->mr_lock);
 	INIT_LIST_HEAD(&dev->mrs);
@@ -219,6 +254,28 @@ out_free_dev:
 	return ret;
 }
 
+/* The first QP of @dev removal has not torn down yet; qp_lock held. */
+static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev)
+{
+	struct ibpost_qp *qp;
+
+	lockdep_assert_held(&dev->qp_lock);
+	list_for_each_entry(qp, &dev->qps, node)
+		if (!qp->removal_seen)
+			return qp;
+	return NULL;
+}
+
+static void ibpost_rename_one(struct ib_device *ibdev, void *client_data)
+{
+	struct ibpost_dev *dev = client_data;
+
+	spin_lock_irq(&ibpost_dev_lock);
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	spin_unlock_irq(&ibpost_dev_lock);
+	ibdev_dbg(ibdev, "ibpost: device renamed\n");
+}
+
 static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibpost_dev *dev = client_data;
@@ -229,7 +286,7 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&ibpost_client_mutex);
 	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
 	spin_lock_irq(&ibpost_dev_lock);
-	list_del(&dev->node);
+	list_del_init(&dev->node);
 	spin_unlock_irq(&ibpost_dev_lock);
 	list_for_each_entry_reverse(client, &ibpost_clients, list)
 		if (client->remove)
@@ -239,15 +296,23 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 
 	/*
 	 * QPs the consumers left behind: flush and destroy the provider's
-	 * objects; the ibpost_qp shells stay until ibpost_qp_destroy().
+	 * objects; the ibpost_qp shells stay until ibpost_qp_destroy(). A QP
+	 * a destroy is tearing down is still listed: its teardown is waited
+	 * for. Teardown runs without qp_lock, so that completion callbacks
+	 * may deregister MRs meanwhile.
 	 */
-	mutex_lock(&dev->qp_lock);
-	while ((qp = list_first_entry_or_null(&dev->qps, struct ibpost_qp,
-					      node))) {
-		list_del_init(&qp->node);
-		dev->nr_qps--;
-		ibpost_qp_teardown(qp);
+	for (;;) {
+		mutex_lock(&dev->qp_lock);
+		qp = ibpost_dev_next_unseen(dev);
+		if (!qp)
+			break;
+		qp->removal_seen = true;
+		refcount_inc(&qp->ref);
+		mutex_unlock(&dev->qp_lock);
+		ibpost_qp_teardown(qp, true);
+		ibpost_qp_put(qp);
 	}
+	/* Every MR, those being registered or deregistered included. */
 	ibpost_dev_release_mrs(dev);
 	ib_dealloc_pd(dev->pd);
 	WRITE_ONCE(dev->pd, NULL);
@@ -261,6 +326,7 @@ static struct ib_client ibpost_ib_client = {
 	.name = "ibpost",
 	.add = ibpost_add_one,
 	.remove = ibpost_remove_one,
+	.rename = ibpost_rename_one,
 };
 
 int ibpost_client_init(void)

@@ -62,6 +62,12 @@ void ibpost_drain_cleanup(struct ibpost_qp *qp)
 	qp->drain_ah = NULL;
 }
 
+/* How long a drain waits, for other waits that follow a move to ERR. */
+unsigned int ibpost_drain_timeout_ms(void)
+{
+	return max(READ_ONCE(drain_timeout_ms), 1U);
+}
+
 static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 {
 	unsigned long deadline = jiffies +
@@ -69,7 +75,7 @@ static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 
 	while (!wait_for_completion_timeout(&m->done, HZ / 10)) {
 		if (cq->poll_ctx == IB_POLL_DIRECT)
-			ib_process_cq_direct(cq, -1);
+			ibpost_cq_poll(cq, -1);
 		if (time_after(jiffies, deadline))
 			return false;
 	}
@@ -77,7 +83,8 @@ static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 }
 
 /*
- * Under dev->qp_lock, with qp->dead set so no post races with the markers.
+ * Under qp->mutex, with qp->dead set or the QP known to be in ERR, so no
+ * post reaches the provider beside the markers. Callbacks run meanwhile.
  * Return: true when both queues drained.
  */
 bool ibpost_drain(struct ibpost_qp *qp)
@@ -88,6 +95,9 @@ bool ibpost_drain(struct ibpost_qp *qp)
 	bool sq_ok = false, rq_ok = false;
 	int ret;
 
+	lockdep_assert_held(&qp->mutex);
+	reinit_completion(&qp->sq_marker.done);
+	reinit_completion(&qp->rq_marker.done);
 	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
 	if (ret) {
 		ibdev_warn(qp->dev->ibdev,

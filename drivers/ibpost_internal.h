@@ -15,6 +15,7 @@
 #include <linux/scatterlist.h>
 #include <linux/jump_label.h>
 #include <linux/seq_file.h>
+#include <linux/refcount.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ibpost.h>
 
@@ -51,8 +52,10 @@ struct ibpost_stats {
  * @pd: ibpost's protection domain on it
  * @flags: IBPOST_DEV_* bits
  * @node: entry in the global device list
- * @qp_lock: protects @qps and QP teardown against removal
- * @qps: every live QP on the device
+ * @qp_lock: protects @qps, the MRs' release against removal, and the
+ *           device's provider objects (@ibdev, @pd) while it is held;
+ *           never held while a consumer callback runs
+ * @qps: every QP on the device whose provider objects may still exist
  * @nr_qps: length of @qps, for debugfs
  * @mr_lock: protects @mrs
  * @mrs: every live MR registered on the device
@@ -89,9 +92,12 @@ struct ibpost_dev {
  * @sg: the scatterlist @ibmr maps
  * @access: IB_ACCESS_* granted
  * @users: SGEs of posted WRs referencing this MR, not yet completed
- * @dead: the device went away; only ibpost_dereg_mr() is left to do
- * @revoked: ibpost_dereg_mr() is taking it off @dev's list: a post that
- *           found it in a queue's @mr_hit must look it up again
+ * @release_work: releases an MR whose internal WR outlived its waiter
+ * @dead: the provider objects are released (by ibpost_dereg_mr() or by
+ *        device removal); only the final free is left to do
+ * @revoked: no new post may use it: ibpost_dereg_mr() is invalidating it,
+ *           or a registration has not finished yet. It stays on @dev's
+ *           list, so device removal still finds and releases it.
  */
 struct ibpost_mr {
 	struct ibpost_dev *dev;
@@ -105,6 +111,7 @@ struct ibpost_mr {
 	struct scatterlist sg;
 	int access;
 	atomic_t users;
+	struct work_struct release_work;
 	bool dead;
 	bool revoked;
 };
@@ -114,11 +121,15 @@ struct ibpost_mr {
  * @done: completed with the WR's completion
  * @status: the completion status
  * @ref: held by the waiter and by the posted slot
+ * @orphan: the MR the WR concerns, when its waiter gave up (the WR did not
+ *          come back even after the QP was moved to ERR): released once
+ *          the WR completes; under the send queue's lock
  */
 struct ibpost_sync {
 	struct completion done;
 	enum ib_wc_status status;
 	refcount_t ref;
+	struct ibpost_mr *orphan;
 };
 
 /* slot->state */
@@ -143,6 +154,10 @@ enum ibpost_slot_state {
  *        waiter and is never shown to the consumer
  * @nmr: number of entries in @mrs
  * @mrs: the MRs the WR's SGEs reference (users counted)
+ * @caller_wr: the caller's own WR this slot was copied from, valid only
+ *             during the post call (for *bad_wr)
+ * @since_before: the queue's since_signal before this slot was claimed,
+ *                restored when the provider refuses it
  * @wr: the copy of the caller's WR handed to the provider
  * @comp: the completion, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
@@ -158,6 +173,8 @@ struct ibpost_slot {
 	u8 nmr;
 	struct ibpost_sync *sync;
 	struct ibpost_mr **mrs;
+	const void *caller_wr;
+	u32 since_before;
 	union {
 		struct ib_recv_wr recv;
 		struct ib_send_wr send;
@@ -174,10 +191,14 @@ struct ibpost_slot {
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  * @lock: serializes posting and completion bookkeeping
  * @qp: the owning QP
- * @cq: the completion queue of this work queue
- * @slots: @depth entries, used as a ring
- * @depth: usable slots (provider's grant minus the one kept for draining)
- * @head: slots ever filled (free-running, index = head % depth)
+ * @cq: the completion queue of this work queue; NULL once freed
+ * @cq_id: @cq's restrack id, kept for the trace events after it is freed
+ * @slots: @mask + 1 entries, a power of two, used as a ring
+ * @mask: ring size - 1: index = position & mask, consistent when the
+ *        free-running u32 positions wrap
+ * @depth: usable slots (provider's grant minus the one kept for draining),
+ *         at most @mask + 1
+ * @head: slots ever filled (free-running, index = head & mask)
  * @tail: slots ever released
  * @done: completions waiting for ibpost_get_*_comp()
  * @wait: woken when @done gains an entry
@@ -187,7 +208,7 @@ struct ibpost_slot {
  * @provider_errors: posts the provider refused after ibpost's checks passed
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's MR array
- * @mr_array: the slots' MR arrays, (@depth + 1) * @max_sge entries
+ * @mr_array: the slots' MR arrays, (@mask + 2) * @max_sge entries
  * @spare: where the MRs of a WR that finds no free slot are looked up
  * @mr_hit: the MR the last looked-up SGE was in, tried first next time
  * @is_send: this is the send queue
@@ -196,7 +217,9 @@ struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
 	struct ibpost_qp *qp;
 	struct ib_cq *cq;
+	u32 cq_id;
 	struct ibpost_slot *slots;
+	u32 mask;
 	u32 depth;
 	u32 head;
 	u32 tail;
@@ -227,6 +250,15 @@ struct ibpost_marker {
 
 /**
  * struct ibpost_qp - a QP with its CQs and accounting
+ * @ref: the consumer's reference, and one per user that must not see the
+ *       struct freed under it (device removal, a cm event, an MR's
+ *       invalidation); the last ibpost_qp_put() frees it
+ * @mutex: serializes state changes, teardown and DIRECT polling of this
+ *         QP; consumer callbacks may run under it (DIRECT polling, flushes)
+ * @poller: the task polling this QP's DIRECT CQs under @mutex, so that a
+ *          callback's own wait polls them without taking @mutex again
+ * @removal_seen: device removal has torn this QP down (or found it torn
+ *                down); under dev->qp_lock
  * @dev: the device (holds a reference)
  * @ibqp: the provider's QP; NULL once torn down
  * @attr: the attributes, with the capacities the provider granted
@@ -244,6 +276,10 @@ struct ibpost_marker {
  * @rq_marker: the drain marker of the receive queue
  */
 struct ibpost_qp {
+	refcount_t ref;
+	struct mutex mutex;	/* see the kernel-doc above */
+	struct task_struct *poller;
+	bool removal_seen;
 	struct ibpost_dev *dev;
 	struct ib_qp *ibqp;
 	struct ibpost_qp_attr attr;
@@ -261,8 +297,13 @@ struct ibpost_qp {
 	struct ibpost_marker rq_marker;
 	u32 qpn;
 	const char *caller;
-	/* ibpost_qp_create_cm(): the cm_id and its consumer's handler. */
+	/*
+	 * ibpost_qp_create_cm(): the cm_id, its restrack id (to tell whether
+	 * the id still exists, see cm.c) and its consumer's handler.
+	 */
 	struct rdma_cm_id *cm_id;
+	u32 cm_res_id;
+	bool cm_tracked;
 	int (*cm_handler)(struct rdma_cm_id *id, struct rdma_cm_event *event);
 	struct list_head cm_node;
 };
@@ -278,13 +319,15 @@ void ibpost_show_devs(struct seq_file *m);
 struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				const struct ibpost_qp_attr *attr,
 				const char *caller, struct rdma_cm_id *id);
-void ibpost_qp_teardown(struct ibpost_qp *qp);
+void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal);
+void ibpost_qp_put(struct ibpost_qp *qp);
 void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
+int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
 
 /* cm.c */
 struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
 void ibpost_cm_attach(struct ibpost_qp *qp);
-void ibpost_cm_detach(struct ibpost_qp *qp);
+void ibpost_cm_destroy_qp(struct ibpost_qp *qp);
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
 
@@ -296,21 +339,28 @@ struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 void ibpost_sync_put(struct ibpost_sync *sync);
 void ibpost_queue_finish_synthetic(struct ibpost_queue *q);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
-void ibpost_queue_flush(struct ibpost_queue *q, bool drained);
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int ibpost_cq_poll(struct ib_cq *cq, int budget);
+void ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);
 
 /* drain.c */
 int ibpost_drain_init(struct ibpost_qp *qp);
 void ibpost_drain_cleanup(struct ibpost_qp *qp);
 bool ibpost_drain(struct ibpost_qp *qp);
+unsigned int ibpost_drain_timeout_ms(void);
 
 /* mr.c */
 struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
 				 const struct ib_sge *sge);
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge);
+struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
+void ibpost_mr_release_orphan(struct ibpost_mr *mr);
+int ibpost_mr_init(void);
+void ibpost_mr_exit(void);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
 
 /* post.c */
@@ -321,6 +371,39 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr,
 			 struct ibpost_mr **mrs);
 void ibpost_flush_work(struct work_struct *work);
+
+/*
+ * Test hooks: points where the KUnit suites widen a race window or
+ * simulate a provider's refusal. Compiled only into test builds (a kernel
+ * with CONFIG_KUNIT); elsewhere they cost nothing.
+ */
+enum ibpost_hook {
+	IBPOST_HOOK_REG_CHECKED,	/* a registration passed its checks */
+	IBPOST_HOOK_REG_POSTED,		/* its REG_MR completed (or not) */
+	IBPOST_HOOK_DEREG_REVOKED,	/* dereg revoked the MR, before LOCAL_INV */
+	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
+	IBPOST_HOOK_SUBMIT,		/* return k+1 to refuse from WR k */
+	IBPOST_HOOK_NR,
+};
+
+typedef int (*ibpost_hook_fn)(enum ibpost_hook point, void *obj, void *data);
+
+#ifdef IBPOST_TEST_HOOKS
+int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
+int __ibpost_hook(enum ibpost_hook point, void *obj);
+extern ibpost_hook_fn ibpost_hook_cur;
+static inline int ibpost_hook(enum ibpost_hook point, void *obj)
+{
+	if (unlikely(READ_ONCE(ibpost_hook_cur)))
+		return __ibpost_hook(point, obj);
+	return 0;
+}
+#else
+static inline int ibpost_hook(enum ibpost_hook point, void *obj)
+{
+	return 0;
+}
+#endif
 
 /* fault.c */
 DECLARE_STATIC_KEY_FALSE(ibpost_fault_key);

@@ -67,7 +67,7 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 	TP_PROTO(const struct ibpost_qp *qp),
 	TP_ARGS(qp),
 	TP_STRUCT__entry(
-		__string(dev, qp->dev->name)
+		__array(char, dev, IB_DEVICE_NAME_MAX)
 		__string(caller, qp->caller)
 		__field(u32, qpn)
 		__field(u32, scq)
@@ -77,17 +77,17 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 		__field(u32, rq_depth)
 	),
 	TP_fast_assign(
-		__assign_str(dev, qp->dev->name);
+		strscpy(__entry->dev, qp->dev->name, IB_DEVICE_NAME_MAX);
 		__assign_str(caller, qp->caller);
 		__entry->qpn = qp->qpn;
-		__entry->scq = qp->sq.cq ? qp->sq.cq->res.id : 0;
-		__entry->rcq = qp->rq.cq ? qp->rq.cq->res.id : 0;
+		__entry->scq = qp->sq.cq_id;
+		__entry->rcq = qp->rq.cq_id;
 		__entry->type = qp->attr.qp_type;
 		__entry->sq_depth = qp->sq.depth;
 		__entry->rq_depth = qp->rq.depth;
 	),
 	TP_printk("dev=%s qpn=%u type=%s scq.id=%u rcq.id=%u sq=%u rq=%u caller=%s",
-		  __get_str(dev), __entry->qpn,
+		  __entry->dev, __entry->qpn,
 		  __entry->type == IB_QPT_UD ? "UD" : "RC", __entry->scq,
 		  __entry->rcq, __entry->sq_depth, __entry->rq_depth,
 		  __get_str(caller))
@@ -159,7 +159,7 @@ DECLARE_EVENT_CLASS(ibpost_comp_class,
 		__field(bool, shown)
 	),
 	TP_fast_assign(
-		__entry->cq_id = q->cq->res.id;
+		__entry->cq_id = q->cq_id;
 		__entry->qpn = q->qp->qpn;
 		__entry->context = context;
 		__entry->status = wc->status;

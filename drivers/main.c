@@ -11,6 +11,9 @@ static int __init ibpost_init(void)
 {
 	int ret;
 
+	ret = ibpost_mr_init();
+	if (ret)
+		return ret;
 	ibpost_debugfs_init();
 	ret = ibpost_client_init();
 	if (ret)
@@ -19,6 +22,7 @@ static int __init ibpost_init(void)
 
 out_debugfs_exit:
 	ibpost_debugfs_exit();
+	ibpost_mr_exit();
 	return ret;
 }
 
@@ -26,6 +30,7 @@ static void __exit ibpost_exit(void)
 {
 	ibpost_client_exit();
 	ibpost_debugfs_exit();
+	ibpost_mr_exit();
 }
 
 module_init(ibpost_init);

@@ -25,7 +25,12 @@
 #include <linux/mm.h>
 #include "ibpost_internal.h"
 
-#define IBPOST_SYNC_TIMEOUT	(30 * HZ)
+static void ibpost_mr_release_work(struct work_struct *work);
+
+static unsigned int sync_timeout_ms = 30000;
+module_param(sync_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(sync_timeout_ms,
+		 "How long a memory registration or invalidation waits for its WR before ibpost moves the QP to ERR to get it back, in ms (default 30000)");
 
 static bool ibpost_buf_ok(void *buf, size_t len)
 {
@@ -40,46 +45,104 @@ static bool ibpost_buf_ok(void *buf, size_t len)
 	return true;
 }
 
+/* The provider side of a remotely accessible MR; dev->qp_lock held. */
+static int ibpost_mr_alloc_remote(struct ibpost_mr *mr, const char *caller)
+{
+	u32 npages = DIV_ROUND_UP(offset_in_page(mr->buf) + mr->len, PAGE_SIZE);
+	int ret;
+
+	lockdep_assert_held(&mr->dev->qp_lock);
+	mr->ibmr = ib_alloc_mr(mr->dev->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(mr->ibmr)) {
+		ret = PTR_ERR(mr->ibmr);
+		mr->ibmr = NULL;
+		return ret;
+	}
+	/* ib_alloc_mr() credits the PD's owner (ibpost): name the consumer. */
+	WRITE_ONCE(mr->ibmr->res.kern_name, caller ?: KBUILD_MODNAME);
+	ret = ib_map_mr_sg(mr->ibmr, &mr->sg, 1, NULL, PAGE_SIZE);
+	if (ret != 1) {
+		ib_dereg_mr(mr->ibmr);
+		mr->ibmr = NULL;
+		return ret < 0 ? ret : -EINVAL;
+	}
+	/* A fresh key each registration: an old rkey never works again. */
+	ib_update_fast_reg_key(mr->ibmr, ib_inc_rkey(mr->ibmr->rkey));
+	return 0;
+}
+
+/*
+ * Allocate, DMA-map and list an MR on @dev, revoked (no post can use it
+ * yet). The device check and the listing happen under dev->qp_lock, which
+ * device removal holds while it releases the device's MRs: removal either
+ * came first (-ENODEV) or will find this MR and release it.
+ */
 static struct ibpost_mr *ibpost_mr_alloc(struct ibpost_dev *dev, void *buf,
-					 size_t len)
+					 size_t len, int access,
+					 const char *caller)
 {
 	struct ibpost_mr *mr;
+	int ret;
 
 	if (!ibpost_buf_ok(buf, len))
 		return ERR_PTR(-EINVAL);
-	if (test_bit(IBPOST_DEV_REMOVING, &dev->flags))
-		return ERR_PTR(-ENODEV);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->dev = dev;
 	mr->buf = buf;
 	mr->len = len;
-	mr->lkey = dev->pd->local_dma_lkey;
+	mr->access = access;
+	mr->revoked = true;
 	INIT_LIST_HEAD(&mr->node);
+	INIT_WORK(&mr->release_work, ibpost_mr_release_work);
 	atomic_set(&mr->users, 0);
 	sg_init_one(&mr->sg, buf, len);
+	ibpost_hook(IBPOST_HOOK_REG_CHECKED, mr);
+
+	mutex_lock(&dev->qp_lock);
+	if (test_bit(IBPOST_DEV_REMOVING, &dev->flags) || !dev->ibdev) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	mr->lkey = dev->pd->local_dma_lkey;
 	if (!ib_dma_map_sg(dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL)) {
-		kfree(mr);
-		return ERR_PTR(-ENOMEM);
+		ret = -ENOMEM;
+		goto out_unlock;
 	}
 	mr->dma = sg_dma_address(&mr->sg);
-	return mr;
-}
-
-static void ibpost_mr_publish(struct ibpost_mr *mr)
-{
-	struct ibpost_dev *dev = mr->dev;
-
+	if (access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)) {
+		ret = ibpost_mr_alloc_remote(mr, caller);
+		if (ret)
+			goto out_unmap;
+	}
 	kref_get(&dev->ref);
 	spin_lock_bh(&dev->mr_lock);
 	list_add_tail(&mr->node, &dev->mrs);
 	spin_unlock_bh(&dev->mr_lock);
+	mutex_unlock(&dev->qp_lock);
+	return mr;
+
+out_unmap:
+	ib_dma_unmap_sg(dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL);
+out_unlock:
+	mutex_unlock(&dev->qp_lock);
+	kfree(mr);
+	return ERR_PTR(ret);
 }
 
-/* Release the provider resources; under no lock, the MR off dev->mrs. */
+/* Let posts use a listed MR. */
+static void ibpost_mr_unrevoke(struct ibpost_mr *mr)
+{
+	spin_lock_bh(&mr->dev->mr_lock);
+	WRITE_ONCE(mr->revoked, false);
+	spin_unlock_bh(&mr->dev->mr_lock);
+}
+
+/* Release the provider resources once; dev->qp_lock held, device alive. */
 static void ibpost_mr_release(struct ibpost_mr *mr)
 {
+	lockdep_assert_held(&mr->dev->qp_lock);
 	if (mr->dead)
 		return;
 	if (mr->ibmr)
@@ -87,6 +150,24 @@ static void ibpost_mr_release(struct ibpost_mr *mr)
 	mr->ibmr = NULL;
 	ib_dma_unmap_sg(mr->dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL);
 	mr->dead = true;
+}
+
+/*
+ * The end of an MR no post can reach any more: release what device
+ * removal did not, unlist and free it.
+ */
+static void ibpost_mr_destroy(struct ibpost_mr *mr)
+{
+	struct ibpost_dev *dev = mr->dev;
+
+	mutex_lock(&dev->qp_lock);
+	ibpost_mr_release(mr);
+	spin_lock_bh(&dev->mr_lock);
+	list_del_init(&mr->node);
+	spin_unlock_bh(&dev->mr_lock);
+	mutex_unlock(&dev->qp_lock);
+	kfree(mr);
+	ibpost_dev_put(dev);
 }
 
 /**
@@ -97,7 +178,8 @@ static void ibpost_mr_release(struct ibpost_mr *mr)
  * @len: its length in bytes
  *
  * The buffer can then be the local side of any post (send, receive, the
- * local buffer of an RDMA READ or WRITE). It grants no remote access.
+ * local buffer of an RDMA READ or WRITE) on a QP of @dev. It grants no
+ * remote access.
  *
  * Context: Process context; may sleep.
  * Return: the MR, or ERR_PTR(-EINVAL) for a bad buffer, -ENODEV when the
@@ -110,22 +192,82 @@ struct ibpost_mr *ibpost_reg_msgs(struct ibpost_dev *dev, void *buf,
 
 	if (!dev)
 		return ERR_PTR(-EINVAL);
-	mr = ibpost_mr_alloc(dev, buf, len);
-	if (IS_ERR(mr))
-		return mr;
-	mr->access = IB_ACCESS_LOCAL_WRITE;
-	ibpost_mr_publish(mr);
+	mr = ibpost_mr_alloc(dev, buf, len, IB_ACCESS_LOCAL_WRITE, NULL);
+	if (!IS_ERR(mr))
+		ibpost_mr_unrevoke(mr);
 	return mr;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_reg_msgs, IBPOST);
 
-/* Post one internal WR on @qp's send queue and wait for its completion. */
-static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr)
+/* Wait up to @timeout for an internal WR, polling a DIRECT CQ meanwhile. */
+static bool ibpost_sync_wait_for(struct ibpost_qp *qp,
+				 struct ibpost_sync *sync,
+				 unsigned long timeout)
+{
+	unsigned long deadline = jiffies + timeout;
+
+	if (qp->attr.poll_ctx != IB_POLL_DIRECT)
+		return wait_for_completion_timeout(&sync->done, timeout);
+	/* Nobody else polls a DIRECT CQ: poll it while waiting. */
+	for (;;) {
+		ibpost_qp_poll_direct(qp, &qp->sq);
+		if (completion_done(&sync->done))
+			return true;
+		if (time_after(jiffies, deadline))
+			return false;
+		wait_for_completion_timeout(&sync->done, 1);
+	}
+}
+
+/* Move @qp to ERR, so that the provider flushes what it holds. */
+static void ibpost_qp_to_err(struct ibpost_qp *qp)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	bool nested = READ_ONCE(qp->poller) == current;
+
+	if (!nested)
+		mutex_lock(&qp->mutex);
+	if (qp->ibqp && !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE))
+		ibpost_set_state(qp, IB_QPS_ERR);
+	if (!nested)
+		mutex_unlock(&qp->mutex);
+}
+
+/*
+ * Whether this thread is the work item of @qp's send CQ: a completion
+ * callback of that CQ cannot wait for a later completion of the same CQ
+ * (the work item that would deliver it is the one waiting).
+ */
+static bool ibpost_in_send_cq_work(struct ibpost_qp *qp)
+{
+	struct ib_cq *cq = READ_ONCE(qp->sq.cq);
+
+	return cq && (cq->poll_ctx == IB_POLL_WORKQUEUE ||
+		      cq->poll_ctx == IB_POLL_UNBOUND_WORKQUEUE) &&
+	       current_work() == &cq->work;
+}
+
+/*
+ * Post one internal WR concerning @mr on @qp's send queue and wait for its
+ * completion. The WR references @mr, so this returns only once the
+ * provider is done with it, or hands @mr over to the WR: when it does not
+ * complete in sync_timeout_ms (a stalled send queue), the QP is moved to
+ * ERR and the flush awaited for drain_timeout_ms more; should even that
+ * not come, *@orphaned is set and the WR's completion releases @mr later.
+ * The caller keeps @qp alive.
+ */
+static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr,
+			    struct ibpost_mr *mr, bool *orphaned)
 {
 	struct ibpost_sync *sync;
-	unsigned long done;
 	int ret;
 
+	*orphaned = false;
+	if (ibpost_in_send_cq_work(qp)) {
+		pr_warn_ratelimited("qp %u: a memory (de)registration through a QP cannot wait in that QP's own send completion work; defer it\n",
+				    qp->qpn);
+		return -EWOULDBLOCK;
+	}
 	sync = kzalloc(sizeof(*sync), GFP_KERNEL);
 	if (!sync)
 		return -ENOMEM;
@@ -136,27 +278,56 @@ static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr)
 		kfree(sync);
 		return ret;
 	}
-	if (qp->attr.poll_ctx == IB_POLL_DIRECT) {
-		unsigned long deadline = jiffies + IBPOST_SYNC_TIMEOUT;
-
-		/* Nobody else polls a DIRECT CQ: poll it while waiting. */
-		while (!(done = wait_for_completion_timeout(&sync->done, 1)) &&
-		       time_before(jiffies, deadline)) {
-			mutex_lock(&qp->dev->qp_lock);
-			if (qp->ibqp)
-				ib_process_cq_direct(qp->sq.cq, -1);
-			mutex_unlock(&qp->dev->qp_lock);
-		}
-	} else {
-		done = wait_for_completion_timeout(&sync->done,
-						   IBPOST_SYNC_TIMEOUT);
+	if (ibpost_sync_wait_for(qp, sync,
+				 msecs_to_jiffies(READ_ONCE(sync_timeout_ms)))) {
+		ret = sync->status == IB_WC_SUCCESS ? 0 : -EIO;
+		goto out_put;
 	}
-	if (!done)
-		ret = -ETIMEDOUT;
-	else if (sync->status != IB_WC_SUCCESS)
-		ret = -EIO;
+	pr_warn_ratelimited("qp %u: a memory registration WR did not complete in %u ms; moving the QP to ERR\n",
+			    qp->qpn, READ_ONCE(sync_timeout_ms));
+	ibpost_qp_to_err(qp);
+	ret = -ETIMEDOUT;
+	if (ibpost_sync_wait_for(qp, sync,
+				 msecs_to_jiffies(ibpost_drain_timeout_ms())))
+		goto out_put;
+	/* Still queued: whoever completes the WR releases the MR. */
+	spin_lock_bh(&qp->sq.lock);
+	if (!completion_done(&sync->done)) {
+		sync->orphan = mr;
+		*orphaned = true;
+	}
+	spin_unlock_bh(&qp->sq.lock);
+	if (*orphaned)
+		pr_warn_ratelimited("qp %u: the WR is still not flushed; its MR is released when it is\n",
+				    qp->qpn);
+out_put:
 	ibpost_sync_put(sync);
 	return ret;
+}
+
+static struct workqueue_struct *ibpost_mr_wq;
+
+static void ibpost_mr_release_work(struct work_struct *work)
+{
+	ibpost_mr_destroy(container_of(work, struct ibpost_mr, release_work));
+}
+
+/* From a completion: release @mr, whose waiter gave up, in a worker. */
+void ibpost_mr_release_orphan(struct ibpost_mr *mr)
+{
+	queue_work(ibpost_mr_wq, &mr->release_work);
+}
+
+int ibpost_mr_init(void)
+{
+	ibpost_mr_wq = alloc_workqueue("ibpost_mr", 0, 0);
+	return ibpost_mr_wq ? 0 : -ENOMEM;
+}
+
+/* After the client is gone: every orphan's WR has completed by then. */
+void ibpost_mr_exit(void)
+{
+	destroy_workqueue(ibpost_mr_wq);
 }
 
 /**
@@ -186,9 +357,10 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 	struct ib_reg_wr reg = {};
 	struct ibpost_dev *dev;
 	struct ibpost_mr *mr;
-	u32 npages;
+	bool orphaned;
 	int ret;
 
+	might_sleep();
 	if (!qp)
 		return ERR_PTR(-EINVAL);
 	if (access != (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ) &&
@@ -201,45 +373,44 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 		return ERR_PTR(-EINVAL);
 	}
 	dev = qp->dev;
-	mr = ibpost_mr_alloc(dev, buf, len);
+	mr = ibpost_mr_alloc(dev, buf, len, access, caller);
 	if (IS_ERR(mr))
 		return mr;
-	mr->access = access;
-
-	npages = DIV_ROUND_UP(offset_in_page(buf) + len, PAGE_SIZE);
-	mr->ibmr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, npages);
-	if (IS_ERR(mr->ibmr)) {
-		ret = PTR_ERR(mr->ibmr);
-		mr->ibmr = NULL;
-		goto out_unmap;
-	}
-	/* ib_alloc_mr() credits the PD's owner (ibpost): name the consumer. */
-	WRITE_ONCE(mr->ibmr->res.kern_name, caller ?: KBUILD_MODNAME);
-	ret = ib_map_mr_sg(mr->ibmr, &mr->sg, 1, NULL, PAGE_SIZE);
-	if (ret != 1) {
-		ret = ret < 0 ? ret : -EINVAL;
-		goto out_dereg;
-	}
-	/* A fresh key each registration: an old rkey never works again. */
-	ib_update_fast_reg_key(mr->ibmr, ib_inc_rkey(mr->ibmr->rkey));
 
 	reg.wr.opcode = IB_WR_REG_MR;
 	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.access = access;
+	/* Read under the lock: device removal may release it meanwhile. */
+	mutex_lock(&dev->qp_lock);
+	if (mr->dead) {
+		mutex_unlock(&dev->qp_lock);
+		ret = -ENODEV;
+		goto out_destroy;
+	}
 	reg.mr = mr->ibmr;
 	reg.key = mr->ibmr->rkey;
-	reg.access = access;
-	ret = ibpost_post_sync(qp, &reg.wr);
+	mutex_unlock(&dev->qp_lock);
+	ret = ibpost_post_sync(qp, &reg.wr, mr, &orphaned);
+	ibpost_hook(IBPOST_HOOK_REG_POSTED, mr);
+	if (orphaned)
+		return ERR_PTR(ret);
 	if (ret)
-		goto out_dereg;
+		goto out_destroy;
+
+	/* Invalidated through @qp at dereg, unless @qp is torn down first. */
+	mutex_lock(&dev->qp_lock);
+	if (mr->dead || READ_ONCE(qp->dead)) {
+		mutex_unlock(&dev->qp_lock);
+		ret = -ENODEV;
+		goto out_destroy;
+	}
 	mr->qp = qp;
-	ibpost_mr_publish(mr);
+	mutex_unlock(&dev->qp_lock);
+	ibpost_mr_unrevoke(mr);
 	return mr;
 
-out_dereg:
-	ib_dereg_mr(mr->ibmr);
-out_unmap:
-	ib_dma_unmap_sg(dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL);
-	kfree(mr);
+out_destroy:
+	ibpost_mr_destroy(mr);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_reg_remote, IBPOST);
@@ -285,7 +456,7 @@ struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 
 	spin_lock(&dev->mr_lock);
 	list_for_each_entry(mr, &dev->mrs, node) {
-		if (ibpost_mr_covers(mr, sge)) {
+		if (!mr->revoked && ibpost_mr_covers(mr, sge)) {
 			atomic_inc(&mr->users);
 			found = mr;
 			break;
@@ -323,13 +494,32 @@ struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
 	return mr;
 }
 
-/* @mr is off @dev's list: no queue may keep it as its last hit. */
+/*
+ * A post names @mr itself (the seed operations): count a user on it when
+ * it belongs to @q's device and is not being deregistered, with the same
+ * ordering against ibpost_dereg_mr() as ibpost_mr_find(). @q->lock held.
+ */
+struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
+{
+	if (!mr || mr->dev != q->qp->dev)
+		return NULL;
+	atomic_inc(&mr->users);
+	/* Count the user before reading the revocation: dereg pairs. */
+	smp_mb__after_atomic();
+	if (likely(!READ_ONCE(mr->revoked)))
+		return mr;
+	atomic_dec(&mr->users);
+	return NULL;
+}
+
+/* @mr is revoked: no queue may keep it as its last hit. */
 static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 				  struct ibpost_mr *mr)
 	__must_hold(&dev->qp_lock)
 {
 	struct ibpost_qp *qp;
 
+	lockdep_assert_held(&dev->qp_lock);
 	list_for_each_entry(qp, &dev->qps, node) {
 		spin_lock_bh(&qp->sq.lock);
 		if (qp->sq.mr_hit == mr)
@@ -342,22 +532,30 @@ static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 	}
 }
 
-/* Revoke @mr's rkey through the QP it was registered on, if still up. */
-static void ibpost_mr_invalidate(struct ibpost_mr *mr)
+/*
+ * Revoke @rkey, @mr's, through @qp, the QP it was registered on, if up.
+ * Return: 0, -EWOULDBLOCK (cannot wait here, nothing done), or 1 when the
+ * MR now belongs to the WR (released at its completion).
+ */
+static int ibpost_mr_invalidate(struct ibpost_mr *mr, struct ibpost_qp *qp,
+				u32 rkey)
 {
 	struct ib_send_wr inv = {
 		.opcode = IB_WR_LOCAL_INV,
 		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = rkey,
 	};
-	struct ibpost_qp *qp = mr->qp;
+	bool orphaned;
 	int ret;
 
-	if (!mr->ibmr || !qp || qp->dead || qp->state != IB_QPS_RTS)
-		return;
-	inv.ex.invalidate_rkey = mr->ibmr->rkey;
-	ret = ibpost_post_sync(qp, &inv);
+	if (READ_ONCE(qp->dead) || READ_ONCE(qp->state) != IB_QPS_RTS)
+		return 0;
+	ret = ibpost_post_sync(qp, &inv, mr, &orphaned);
+	if (ret == -EWOULDBLOCK)
+		return ret;
 	if (ret)
 		pr_debug("dereg_mr: local invalidate failed: %d\n", ret);
+	return orphaned;
 }
 
 /**
@@ -366,16 +564,29 @@ static void ibpost_mr_invalidate(struct ibpost_mr *mr)
  *
  * A remotely accessible MR is first invalidated (IB_WR_LOCAL_INV on the
  * QP it was registered through, while that QP is connected) and then
- * deregistered, so a later access with the old rkey fails.
+ * deregistered, so a later access with the old rkey fails. Works on an MR
+ * whose device or QP is gone, and from a completion callback that may
+ * sleep (IB_POLL_WORKQUEUE, IB_POLL_DIRECT), also while its QP is being
+ * destroyed or its device removed; except that a remotely accessible MR
+ * cannot be invalidated from a callback running in the work item of its
+ * own QP's send CQ (IB_POLL_WORKQUEUE), which would wait for itself:
+ * -EWOULDBLOCK there, to be retried elsewhere (a work item of the
+ * consumer's). Should the invalidation not complete even after the QP was
+ * moved to ERR, the MR is released when it does.
  *
  * Context: Process context; may sleep.
  * Return: 0; -EBUSY while a posted WR still references @mr (nothing is
- * released; retry after its completion).
+ * released; retry after its completion); -EWOULDBLOCK as above (nothing
+ * is released).
  */
 int ibpost_dereg_mr(struct ibpost_mr *mr)
 {
+	struct ibpost_qp *qp = NULL;
 	struct ibpost_dev *dev;
+	u32 rkey = 0;
+	int ret;
 
+	might_sleep();
 	if (IS_ERR_OR_NULL(mr))
 		return 0;
 	dev = mr->dev;
@@ -392,20 +603,31 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 			 atomic_read(&mr->users));
 		return -EBUSY;
 	}
-	/* Off the list and every queue's hit: no new post can use it. */
-	list_del_init(&mr->node);
 	spin_unlock_bh(&dev->mr_lock);
+	/*
+	 * Revoked, but still listed: device removal releases it if it comes
+	 * first. No new post can use it, and no queue keeps it as its hit.
+	 */
 	ibpost_mr_forget_hits(dev, mr);
+	if (mr->ibmr && !mr->dead && mr->qp) {
+		qp = mr->qp;
+		refcount_inc(&qp->ref);
+		rkey = mr->ibmr->rkey;
+	}
 	mutex_unlock(&dev->qp_lock);
 
-	ibpost_mr_invalidate(mr);
-
-	/* Device removal releases under qp_lock too: never both. */
-	mutex_lock(&dev->qp_lock);
-	ibpost_mr_release(mr);
-	mutex_unlock(&dev->qp_lock);
-	kfree(mr);
-	ibpost_dev_put(dev);
+	ibpost_hook(IBPOST_HOOK_DEREG_REVOKED, mr);
+	if (qp) {
+		ret = ibpost_mr_invalidate(mr, qp, rkey);
+		ibpost_qp_put(qp);
+		if (ret == -EWOULDBLOCK) {
+			ibpost_mr_unrevoke(mr);
+			return ret;
+		}
+		if (ret)
+			return 0;	/* the WR's completion releases it */
+	}
+	ibpost_mr_destroy(mr);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_dereg_mr, IBPOST);
@@ -468,12 +690,16 @@ void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n)
 		atomic_dec(&mrs[n]->users);
 }
 
-/* A QP is going away: MRs registered through it can no longer use it. */
+/*
+ * A QP is going away: MRs registered through it can no longer use it.
+ * Under dev->qp_lock, which ibpost_dereg_mr() holds to read mr->qp.
+ */
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp)
 {
 	struct ibpost_dev *dev = qp->dev;
 	struct ibpost_mr *mr;
 
+	lockdep_assert_held(&dev->qp_lock);
 	spin_lock_bh(&dev->mr_lock);
 	list_for_each_entry(mr, &dev->mrs, node)
 		if (mr->qp == qp)
@@ -483,12 +709,14 @@ void ibpost_mrs_forget_qp(struct ibpost_qp *qp)
 
 /*
  * Device removal, after the QPs are gone, under dev->qp_lock: release
- * every MR's provider resources.
+ * every MR's provider resources, those being registered or deregistered
+ * included (they are listed until released).
  */
 void ibpost_dev_release_mrs(struct ibpost_dev *dev)
 {
 	struct ibpost_mr *mr;
 
+	lockdep_assert_held(&dev->qp_lock);
 	spin_lock_bh(&dev->mr_lock);
 	while ((mr = list_first_entry_or_null(&dev->mrs, struct ibpost_mr,
 					      node))) {

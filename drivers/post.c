@@ -106,15 +106,13 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 	int i;
 
 	for (i = 0; i < num_sge; i++) {
-		if (given) {
-			mrs[i] = given[i];
-			atomic_inc(&mrs[i]->users);
-		} else {
+		if (given)
+			mrs[i] = ibpost_mr_pin(q, given[i]);
+		else
 			mrs[i] = ibpost_mr_find(q, &sg[i]);
-		}
 		if (!mrs[i]) {
 			ibpost_mr_put_users(mrs, i);
-			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a registered MR\n",
+			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a live MR of this device\n",
 					    i, sg[i].addr, sg[i].length,
 					    sg[i].lkey);
 			return -EINVAL;
@@ -176,40 +174,97 @@ static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		pr_warn_ratelimited("post_send: a UD send needs an address handle\n");
 		return -EINVAL;
 	}
+	if (qp->attr.qp_type == IB_QPT_UD &&
+	    ud_wr(wr)->ah->device != qp->dev->ibdev) {
+		pr_warn_ratelimited("post_send: the address handle belongs to another device\n");
+		return -EINVAL;
+	}
 	return size;
 }
 
-/* The caller's WR @n places after @wr (a const-correct walk). */
-static const void *ibpost_nth_wr(const void *wr, u32 n, bool send)
-{
-	while (n-- && wr)
-		wr = send ? (const void *)((const struct ib_send_wr *)wr)->next :
-			    (const void *)((const struct ib_recv_wr *)wr)->next;
-	return wr;
-}
-
-/* How many WRs a chain holds, for the post tracepoints. */
+/*
+ * How many WRs a chain holds, for the post tracepoints. Counted under the
+ * queue lock, before the provider sees the chain: once it has, the queued
+ * prefix may complete and the consumer free it.
+ */
 static u32 ibpost_chain_len(const void *wr, bool send)
 {
 	u32 n = 0;
 
+	if (!(send ? trace_ibpost_post_send_enabled() :
+		     trace_ibpost_post_recv_enabled()))
+		return 0;
 	for (; wr; n++)
-		wr = ibpost_nth_wr(wr, 1, send);
+		wr = send ? (const void *)((const struct ib_send_wr *)wr)->next :
+			    (const void *)((const struct ib_recv_wr *)wr)->next;
 	return n;
 }
+
+/* Hand a chain of slots' WRs to the provider; *@bad: the refused one. */
+static int ibpost_provider_post(struct ibpost_qp *qp, struct ibpost_queue *q,
+				struct ibpost_slot *first,
+				struct ibpost_slot **bad)
+{
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	int ret;
+
+	if (q->is_send)
+		ret = ib_post_send(qp->ibqp, &first->wr.send, &sbad);
+	else
+		ret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
+	if (q->is_send)
+		*bad = sbad ? container_of(sbad, struct ibpost_slot, wr.send) : first;
+	else
+		*bad = rbad ? container_of(rbad, struct ibpost_slot, wr.recv) : first;
+	return ret;
+}
+
+#ifdef IBPOST_TEST_HOOKS
+/*
+ * Test builds: a hook may make "the provider" refuse the chain from WR k
+ * on, to exercise the rollback below deterministically.
+ */
+static int ibpost_submit_hooked(struct ibpost_qp *qp, struct ibpost_queue *q,
+				u32 start, u32 n, struct ibpost_slot **bad)
+{
+	int k = ibpost_hook(IBPOST_HOOK_SUBMIT, q) - 1;
+	struct ibpost_slot *first = &q->slots[start & q->mask];
+	int ret = 0;
+
+	if (k < 0 || k >= n)
+		return ibpost_provider_post(qp, q, first, bad);
+	*bad = &q->slots[(start + k) & q->mask];
+	if (k) {
+		struct ibpost_slot *last = &q->slots[(start + k - 1) & q->mask];
+
+		if (q->is_send)
+			last->wr.send.next = NULL;
+		else
+			last->wr.recv.next = NULL;
+		ret = ibpost_provider_post(qp, q, first, bad);
+		if (!ret)
+			*bad = &q->slots[(start + k) & q->mask];
+	}
+	return ret ?: -EIO;
+}
+#else
+static int ibpost_submit_hooked(struct ibpost_qp *qp, struct ibpost_queue *q,
+				u32 start, u32 n, struct ibpost_slot **bad)
+{
+	return ibpost_provider_post(qp, q, &q->slots[start & q->mask], bad);
+}
+#endif
 
 /*
  * Common tail of both post paths, q->lock held: hand the claimed slots
  * [@start, @start + @n) to the provider, or to the flush worker when the
  * QP is in ERR. Return: how many were queued, with *@ret the provider's
- * error when fewer than @n.
+ * error and *@bad_wr the caller's refused WR when fewer than @n.
  */
 static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
-			 u32 start, u32 n, int *ret)
+			 u32 start, u32 n, int *ret, const void **bad_wr)
 {
-	struct ibpost_slot *first = &q->slots[start % q->depth];
-	const struct ib_send_wr *sbad = NULL;
-	const struct ib_recv_wr *rbad = NULL;
 	struct ibpost_slot *bs;
 	u32 done, i;
 	int pret;
@@ -218,25 +273,19 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 		return 0;
 	if (qp->state == IB_QPS_ERR) {
 		for (i = 0; i < n; i++)
-			q->slots[(start + i) % q->depth].synthetic = true;
+			q->slots[(start + i) & q->mask].synthetic = true;
 		queue_work(system_wq, &qp->flush_work);
 		return n;
 	}
-	if (q->is_send)
-		pret = ib_post_send(qp->ibqp, &first->wr.send, &sbad);
-	else
-		pret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
+	pret = ibpost_submit_hooked(qp, q, start, n, &bs);
 	if (!pret)
 		return n;
 	q->provider_errors++;
 
-	if (q->is_send)
-		bs = sbad ? container_of(sbad, struct ibpost_slot, wr.send) : first;
-	else
-		bs = rbad ? container_of(rbad, struct ibpost_slot, wr.recv) : first;
-	done = ((u32)(bs - q->slots) + q->depth - start % q->depth) % q->depth;
+	done = ((u32)(bs - q->slots) - start) & q->mask;
 	if (done > n)
 		done = 0;
+	*bad_wr = q->slots[(start + done) & q->mask].caller_wr;
 	ibpost_slot_unclaim(q, n - done);
 	pr_debug("%s: the provider refused WR %u of %u: %d\n",
 		 q->is_send ? "post_send" : "post_recv", done, n, pret);
@@ -250,12 +299,14 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 {
 	struct ibpost_queue *q = &qp->sq;
 	const struct ib_send_wr *cur;
+	const void *bad = NULL;
 	struct ibpost_slot *prev = NULL;
-	u32 n = 0, used, start, posted;
+	u32 n = 0, used, start, posted, chain;
 	int ret = 0, nmr, size;
 	bool user_sig, sig;
 
 	spin_lock_bh(&q->lock);
+	chain = ibpost_chain_len(wr, true);
 	start = q->head;
 	used = q->head - q->tail;
 	ret = ibpost_state_check(qp, true);
@@ -268,7 +319,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot = &q->slots[q->head % q->depth];
+		slot = &q->slots[q->head & q->mask];
 		nmr = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
 			if (used + n >= q->depth)
@@ -300,9 +351,11 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			q->stats.forced_signals++;
 			trace_ibpost_forced_signal(q, used + n);
 		}
-		q->since_signal = sig ? 0 : q->since_signal + 1;
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
 					 user_sig);
+		slot->since_before = q->since_signal;
+		slot->caller_wr = cur;
+		q->since_signal = sig ? 0 : q->since_signal + 1;
 		slot->nmr = nmr;
 		slot->sync = sync;
 		memcpy(&slot->wr, cur, size);
@@ -314,17 +367,19 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			prev->wr.send.next = &slot->wr.send;
 		prev = slot;
 	}
-	posted = ibpost_submit(qp, q, start, n, &ret);
+	if (ret)
+		bad = cur;
+	posted = ibpost_submit(qp, q, start, n, &ret, &bad);
 	q->stats.posted += posted;
 	if (ret)
 		ibpost_stats_refused(&q->stats, ret);
 	spin_unlock_bh(&q->lock);
 
+	/* Nothing of the caller's chain is read from here on. */
+	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, qp);
 	if (bad_wr)
-		*bad_wr = ret ? ibpost_nth_wr(wr, posted, true) : NULL;
-	if (trace_ibpost_post_send_enabled())
-		trace_ibpost_post_send(qp, ibpost_chain_len(wr, true), posted,
-				       ret);
+		*bad_wr = ret ? bad : NULL;
+	trace_ibpost_post_send(qp, chain, posted, ret);
 	return ret;
 }
 
@@ -363,11 +418,13 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 {
 	struct ibpost_queue *q = &qp->rq;
 	const struct ib_recv_wr *cur;
+	const void *bad = NULL;
 	struct ibpost_slot *prev = NULL;
-	u32 n = 0, used, start, posted;
+	u32 n = 0, used, start, posted, chain;
 	int ret, nmr;
 
 	spin_lock_bh(&q->lock);
+	chain = ibpost_chain_len(wr, false);
 	start = q->head;
 	used = q->head - q->tail;
 	ret = ibpost_state_check(qp, false);
@@ -383,7 +440,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
 		slot = used + n >= q->depth ? &q->spare :
-					      &q->slots[q->head % q->depth];
+					      &q->slots[q->head & q->mask];
 		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
 					 slot->mrs);
 		if (nmr < 0) {
@@ -403,6 +460,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
 					 true, true);
+		slot->caller_wr = cur;
 		slot->nmr = nmr;
 		slot->sync = NULL;
 		slot->wr.recv = *cur;
@@ -412,17 +470,18 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			prev->wr.recv.next = &slot->wr.recv;
 		prev = slot;
 	}
-	posted = ibpost_submit(qp, q, start, n, &ret);
+	if (ret)
+		bad = cur;
+	posted = ibpost_submit(qp, q, start, n, &ret, &bad);
 	q->stats.posted += posted;
 	if (ret)
 		ibpost_stats_refused(&q->stats, ret);
 	spin_unlock_bh(&q->lock);
 
+	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, qp);
 	if (bad_wr)
-		*bad_wr = ret ? ibpost_nth_wr(wr, posted, false) : NULL;
-	if (trace_ibpost_post_recv_enabled())
-		trace_ibpost_post_recv(qp, ibpost_chain_len(wr, false), posted,
-				       ret);
+		*bad_wr = ret ? bad : NULL;
+	trace_ibpost_post_recv(qp, chain, posted, ret);
 	return ret;
 }
 

@@ -12,8 +12,15 @@
  * (every outstanding WR completes or flushes and its context is returned
  * through the normal completion path), then returns whatever the provider
  * did not complete as a flush, and destroys the QP and its CQs. It runs
- * once, either from ibpost_qp_destroy() or from device removal, under
- * dev->qp_lock.
+ * once, from ibpost_qp_destroy() or from device removal, whichever comes
+ * first, under qp->mutex only: completion callbacks run meanwhile and may
+ * call back into ibpost (ibpost_dereg_mr() takes dev->qp_lock). The QP
+ * stays on dev->qps until its teardown is over, so device removal waits
+ * for a destroy in progress before it frees the PD.
+ *
+ * Ring: the slot array has a power-of-two size (at least the usable
+ * depth), so that position & mask stays consistent when the free-running
+ * u32 positions wrap after 2^32 WRs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -115,20 +122,26 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 
 static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 {
-	u32 i;
+	u32 size, i;
 
+	if (!depth || depth > 1U << 30)
+		return -EINVAL;
+	size = roundup_pow_of_two(depth);
 	q->max_sge = max_t(u32, max_sge, 1);
-	q->slots = kvcalloc(depth, sizeof(*q->slots), GFP_KERNEL);
-	q->mr_array = kvcalloc((size_t)(depth + 1) * q->max_sge,
+	q->slots = kvcalloc(size, sizeof(*q->slots), GFP_KERNEL);
+	q->mr_array = kvcalloc((size_t)(size + 1) * q->max_sge,
 			       sizeof(*q->mr_array), GFP_KERNEL);
 	if (!q->slots || !q->mr_array) {
 		kvfree(q->slots);
 		kvfree(q->mr_array);
+		q->slots = NULL;
+		q->mr_array = NULL;
 		return -ENOMEM;
 	}
-	for (i = 0; i < depth; i++)
+	for (i = 0; i < size; i++)
 		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
-	q->spare.mrs = &q->mr_array[(size_t)depth * q->max_sge];
+	q->spare.mrs = &q->mr_array[(size_t)size * q->max_sge];
+	q->mask = size - 1;
 	q->depth = depth;
 	return 0;
 }
@@ -168,6 +181,8 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return ERR_PTR(-ENOMEM);
+	refcount_set(&qp->ref, 1);
+	mutex_init(&qp->mutex);
 	qp->attr = *attr;
 	qp->caller = caller ?: KBUILD_MODNAME;
 	INIT_LIST_HEAD(&qp->cm_node);
@@ -195,12 +210,14 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 		ret = PTR_ERR(qp->sq.cq);
 		goto out_unlock;
 	}
+	qp->sq.cq_id = qp->sq.cq->res.id;
 	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, attr->max_recv_wr + 1, 0,
 				  attr->poll_ctx, qp->caller);
 	if (IS_ERR(qp->rq.cq)) {
 		ret = PTR_ERR(qp->rq.cq);
 		goto out_free_send_cq;
 	}
+	qp->rq.cq_id = qp->rq.cq->res.id;
 
 	init.qp_type = attr->qp_type;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -280,6 +297,7 @@ out_free_send_cq:
 	ib_free_cq(qp->sq.cq);
 out_unlock:
 	mutex_unlock(&dev->qp_lock);
+	mutex_destroy(&qp->mutex);
 	kfree(qp);
 	return ERR_PTR(ret);
 }
@@ -459,15 +477,18 @@ static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
  */
 int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 {
+	struct ibpost_qp *first, *second;
 	struct rdma_ah_attr av_a, av_b;
-	struct ibpost_dev *dev;
 	int ret;
 
 	if (!a || !b || a == b || a->dev != b->dev ||
 	    a->attr.qp_type != IB_QPT_RC || b->attr.qp_type != IB_QPT_RC)
 		return -EINVAL;
-	dev = a->dev;
-	mutex_lock(&dev->qp_lock);
+	/* Both QPs' mutexes, in address order. */
+	first = a < b ? a : b;
+	second = a < b ? b : a;
+	mutex_lock(&first->mutex);
+	mutex_lock_nested(&second->mutex, SINGLE_DEPTH_NESTING);
 	if (!a->ibqp || !b->ibqp) {
 		ret = -ENODEV;
 		goto out_unlock;
@@ -487,47 +508,79 @@ int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 		goto out_unlock;
 	ret = ibpost_qp_rc_to_rts(b, a->ibqp->qp_num, &av_a);
 out_unlock:
-	mutex_unlock(&dev->qp_lock);
+	mutex_unlock(&second->mutex);
+	mutex_unlock(&first->mutex);
 	if (ret)
 		pr_debug("loopback connect failed: %d\n", ret);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_connect_loopback, IBPOST);
 
-/* Under dev->qp_lock; the QP is already off dev->qps. */
-void ibpost_qp_teardown(struct ibpost_qp *qp)
+/* Free a QP whose last reference is gone (its teardown is over). */
+void ibpost_qp_put(struct ibpost_qp *qp)
 {
+	struct ibpost_dev *dev;
+
+	if (!refcount_dec_and_test(&qp->ref))
+		return;
+	dev = qp->dev;
+	ibpost_queue_free(&qp->sq);
+	ibpost_queue_free(&qp->rq);
+	mutex_destroy(&qp->mutex);
+	kfree(qp);
+	ibpost_dev_put(dev);
+}
+
+/*
+ * Tear the provider's side of a QP down, once: move it to ERR, drain,
+ * destroy the QP and its CQs, and return every context the provider did
+ * not. @removal: the device is going away; completions nobody fetched
+ * stay for ibpost_get_*_comp(). Takes qp->mutex; callbacks run without
+ * any other ibpost lock held.
+ */
+void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
+{
+	struct ibpost_dev *dev = qp->dev;
 	bool drained = true;
 
-	ibpost_debugfs_remove_qp(qp);
+	mutex_lock(&qp->mutex);
 	if (!qp->ibqp)
-		return;
+		goto out_unlock;
+	WRITE_ONCE(qp->poller, current);
 	trace_ibpost_qp_destroy(qp);
-	ibpost_cm_detach(qp);
 	/* No post reaches the provider after this. */
 	spin_lock_bh(&qp->sq.lock);
 	qp->dead = true;
 	spin_unlock_bh(&qp->sq.lock);
 	ibpost_rq_barrier(qp);
+	/* WRs posted in ERR before that: returned by the worker, flushed. */
+	flush_work(&qp->flush_work);
 
-	cancel_work_sync(&qp->flush_work);
+	mutex_lock(&dev->qp_lock);
+	ibpost_debugfs_remove_qp(qp);
 	ibpost_mrs_forget_qp(qp);
+	mutex_unlock(&dev->qp_lock);
 
 	/* Moves the QP to ERR and waits for every posted WR to complete. */
 	if (qp->left_reset)
 		drained = ibpost_drain(qp);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	if (qp->cm_id)
-		rdma_destroy_qp(qp->cm_id);	/* and clears cm_id->qp */
+		ibpost_cm_destroy_qp(qp);
 	else
 		ib_destroy_qp(qp->ibqp);
 	WRITE_ONCE(qp->ibqp, NULL);
 	ibpost_drain_cleanup(qp);
 	ib_free_cq(qp->rq.cq);
+	qp->rq.cq = NULL;
 	ib_free_cq(qp->sq.cq);
+	qp->sq.cq = NULL;
 	/* Anything the provider did not return comes back flushed. */
-	ibpost_queue_flush(&qp->sq, drained);
-	ibpost_queue_flush(&qp->rq, drained);
+	ibpost_queue_flush(&qp->sq, drained, !removal);
+	ibpost_queue_flush(&qp->rq, drained, !removal);
+	WRITE_ONCE(qp->poller, NULL);
+out_unlock:
+	mutex_unlock(&qp->mutex);
 }
 
 /**
@@ -537,7 +590,7 @@ void ibpost_qp_teardown(struct ibpost_qp *qp)
  * Every context posted on @qp comes back (a success, an error or a flush
  * completion) before this returns; contexts still queued for
  * ibpost_get_*_comp() are dropped with the QP. Works on a QP whose device
- * has been removed.
+ * has been removed, and while its completion callbacks deregister MRs.
  *
  * Context: Process context; may sleep. Not from @qp's own callbacks.
  * Return: nothing.
@@ -549,22 +602,51 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 	if (IS_ERR_OR_NULL(qp))
 		return;
 	dev = qp->dev;
+	ibpost_qp_teardown(qp, false);
+	/* After a removal's teardown: forget what nobody fetched. */
+	ibpost_queue_flush(&qp->sq, false, true);
+	ibpost_queue_flush(&qp->rq, false, true);
 	mutex_lock(&dev->qp_lock);
 	if (!list_empty(&qp->node)) {
 		list_del_init(&qp->node);
 		dev->nr_qps--;
 	}
-	ibpost_qp_teardown(qp);
 	/* The QP's counters stay in its device's stats file. */
 	ibpost_stats_add(&dev->retired[0], &qp->sq.stats);
 	ibpost_stats_add(&dev->retired[1], &qp->rq.stats);
 	mutex_unlock(&dev->qp_lock);
-	ibpost_queue_free(&qp->sq);
-	ibpost_queue_free(&qp->rq);
-	kfree(qp);
-	ibpost_dev_put(dev);
+	ibpost_qp_put(qp);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST);
+
+/*
+ * On the way to RESET, qp->mutex held: move the QP to ERR and drain it,
+ * so that every outstanding context comes back (IB_WC_WR_FLUSH_ERR), then
+ * leave the ring empty for a later RESET->RTS. Posts meanwhile are flushed
+ * by ibpost (the QP is in ERR). A drain that does not finish leaves the
+ * QP in ERR with its slots as they are: the provider may still return
+ * them, and only teardown (which frees the CQs first) may say it never
+ * will. Return: 0, or -ETIMEDOUT.
+ */
+int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
+{
+	struct task_struct *poller = READ_ONCE(qp->poller);
+	bool drained;
+
+	lockdep_assert_held(&qp->mutex);
+	ibpost_set_state(qp, IB_QPS_ERR);
+	flush_work(&qp->flush_work);
+	WRITE_ONCE(qp->poller, current);
+	drained = ibpost_drain(qp);
+	WRITE_ONCE(qp->poller, poller);
+	if (!drained)
+		return -ETIMEDOUT;
+	ibpost_queue_flush(&qp->sq, true, false);
+	ibpost_queue_flush(&qp->rq, true, false);
+	/* WRs posted in ERR while draining: flushed before RESET too. */
+	flush_work(&qp->flush_work);
+	return 0;
+}
 
 /**
  * ibpost_qp_modify - change a QP's attributes, keeping ibpost's view of it
@@ -574,22 +656,41 @@ EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST);
  *
  * Consumers change a QP's state through this call (not ib_modify_qp() on
  * ibpost_qp_ibqp()), so that posting follows: WRs posted after a move to
- * ERR are flushed, posts outside RTS get -ENOTCONN.
+ * ERR are flushed, posts outside RTS get -ENOTCONN. On the way to RESET
+ * the QP is first moved to ERR and drained: every outstanding context
+ * comes back with IB_WC_WR_FLUSH_ERR before the provider discards its
+ * queues (should RESET then be refused, or the provider not flush within
+ * drain_timeout_ms, the QP stays in ERR).
  *
- * Context: Process context; may sleep.
- * Return: 0, -ENODEV when the device is gone, or ib_modify_qp()'s error
- * (the state is then unchanged).
+ * Context: Process context; may sleep. Not from a completion callback of
+ * @qp, but for a DIRECT QP's callbacks run by its own polling.
+ * Return: 0, -ENODEV when the device is gone, -ETIMEDOUT when the drain
+ * before RESET did not finish, or ib_modify_qp()'s error (the state is
+ * then unchanged, but for a failed RESET: ERR).
  */
 int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		     int attr_mask)
 {
-	struct ibpost_dev *dev = qp->dev;
+	bool to_reset = (attr_mask & IB_QP_STATE) &&
+			attr->qp_state == IB_QPS_RESET;
+	/* From a DIRECT callback of this QP's own polling: already held. */
+	bool nested = READ_ONCE(qp->poller) == current;
 	int ret;
 
-	mutex_lock(&dev->qp_lock);
+	if (!nested)
+		mutex_lock(&qp->mutex);
 	if (!qp->ibqp) {
 		ret = -ENODEV;
 		goto out_unlock;
+	}
+	/*
+	 * The provider discards what it holds on the way to RESET, without
+	 * completions: return every outstanding context first, flushed.
+	 */
+	if (to_reset && qp->state != IB_QPS_RESET && qp->left_reset) {
+		ret = ibpost_qp_flush_outstanding(qp);
+		if (ret)
+			goto out_unlock;
 	}
 	ret = ib_modify_qp(qp->ibqp, attr, attr_mask);
 	if (ret || !(attr_mask & IB_QP_STATE))
@@ -598,7 +699,8 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		qp->left_reset = true;
 	ibpost_set_state(qp, attr->qp_state);
 out_unlock:
-	mutex_unlock(&dev->qp_lock);
+	if (!nested)
+		mutex_unlock(&qp->mutex);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_modify, IBPOST);

@@ -10,7 +10,9 @@
 #include <linux/wait.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/restrack.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_internal.h"
 
 #define IBPOST_TEST_CM_ADDR	"10.99.0.1"
 #define CM_TIMEOUT		(30 * HZ)
@@ -172,6 +174,23 @@ static struct cm_conn *cm_connect(struct kunit *test, u16 port)
 	return c;
 }
 
+/* Whether rdma_cm tracks @id under the restrack id @qp recorded. */
+static bool cm_tracks(struct ibpost_qp *qp, struct rdma_cm_id *id)
+{
+	struct rdma_restrack_entry *res;
+	bool same;
+
+	if (!qp->cm_tracked)
+		return false;
+	res = rdma_restrack_get_byid(id->device, RDMA_RESTRACK_CM_ID,
+				     qp->cm_res_id);
+	if (IS_ERR(res))
+		return false;
+	same = rdma_res_to_id(res) == id;
+	rdma_restrack_put(res);
+	return same;
+}
+
 /* Connected through rdma_cm: send/recv, write and read, byte for byte. */
 static void ibpost_cm_connect_and_move_data(struct kunit *test)
 {
@@ -185,6 +204,9 @@ static void ibpost_cm_connect_and_move_data(struct kunit *test)
 	sb = c->sbuf.buf;
 	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, c->client.qp),
 			IB_QPS_RTS);
+	/* White-box: ibpost finds the live id in rdma_cm's tracking. */
+	KUNIT_EXPECT_TRUE(test, cm_tracks(c->client.qp, c->client.id));
+	KUNIT_EXPECT_TRUE(test, cm_tracks(c->server.qp, c->server.id));
 	/* rdma resource show qp/cq credit this module, not rdma_cm. */
 	ibqp = ibpost_qp_ibqp(c->client.qp);
 	KUNIT_EXPECT_STREQ(test, ibqp->res.kern_name, KBUILD_MODNAME);
@@ -345,11 +367,123 @@ static void ibpost_cm_create_refused(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * The passive side makes its QP inside CONNECT_REQUEST and then refuses
+ * the connection by returning non-zero, so rdma_cm destroys the new id
+ * right after the handler, unknown to ibpost. The QP, destroyed later,
+ * must not touch the freed id (KASAN watches), and nothing leaks.
+ */
+struct cm_refuse {
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+	unsigned long events;
+	wait_queue_head_t wq;
+};
+
+static int cm_refuse_server(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct cm_refuse *r = id->context;
+	struct ibpost_qp *qp;
+
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	qp = ibpost_qp_create_cm(id, &r->attr);
+	if (!IS_ERR(qp))
+		r->qp = qp;
+	set_bit(ev->event, &r->events);
+	wake_up_all(&r->wq);
+	return -ECONNREFUSED;		/* rdma_cm destroys id on return */
+}
+
+static int cm_refuse_client(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct cm_refuse *r = id->context;
+
+	if (ev->event < BITS_PER_LONG)
+		set_bit(ev->event, &r->events);
+	wake_up_all(&r->wq);
+	return 0;
+}
+
+static void ibpost_cm_qp_outlives_refused_id(struct kunit *test)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 4, .initiator_depth = 4,
+		.retry_count = 6, .rnr_retry_count = 7,
+	};
+	struct sockaddr_in sin = cm_addr(20004);
+	struct rdma_cm_id *listen, *client;
+	struct ibpost_qp *cqp = NULL;
+	struct cm_refuse *r;
+	unsigned long ends = BIT(RDMA_CM_EVENT_REJECTED) |
+			     BIT(RDMA_CM_EVENT_UNREACHABLE) |
+			     BIT(RDMA_CM_EVENT_CONNECT_ERROR);
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	init_waitqueue_head(&r->wq);
+	ibpost_test_attr(&r->attr, IB_QPT_RC);
+	listen = rdma_create_id(&init_net, cm_refuse_server, r, RDMA_PS_TCP,
+				IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(listen));
+	client = rdma_create_id(&init_net, cm_refuse_client, r, RDMA_PS_TCP,
+				IB_QPT_RC);
+	if (IS_ERR(client)) {
+		rdma_destroy_id(listen);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(client));
+	}
+	if (rdma_bind_addr(listen, (struct sockaddr *)&sin) ||
+	    rdma_listen(listen, 4) ||
+	    rdma_resolve_addr(client, NULL, (struct sockaddr *)&sin, 5000) ||
+	    !wait_event_timeout(r->wq, test_bit(RDMA_CM_EVENT_ADDR_RESOLVED,
+						&r->events), CM_TIMEOUT) ||
+	    rdma_resolve_route(client, 5000) ||
+	    !wait_event_timeout(r->wq, test_bit(RDMA_CM_EVENT_ROUTE_RESOLVED,
+						&r->events), CM_TIMEOUT)) {
+		KUNIT_FAIL(test, "could not resolve the route to the listener");
+		goto out;
+	}
+	cqp = ibpost_qp_create_cm(client, &r->attr);
+	if (IS_ERR(cqp)) {
+		KUNIT_FAIL(test, "client QP: %ld", PTR_ERR(cqp));
+		cqp = NULL;
+		goto out;
+	}
+	KUNIT_EXPECT_EQ(test, rdma_connect(client, &param), 0);
+	KUNIT_EXPECT_TRUE(test, wait_event_timeout(r->wq, r->events & ends,
+						   CM_TIMEOUT));
+	KUNIT_EXPECT_TRUE(test, test_bit(RDMA_CM_EVENT_CONNECT_REQUEST,
+					 &r->events));
+	KUNIT_EXPECT_NOT_NULL(test, r->qp);
+	/* The server's id is gone by now; its QP is destroyed after. */
+	msleep(100);
+	if (r->qp) {
+		struct rdma_restrack_entry *res;
+
+		/* White-box: rdma_cm no longer tracks the id. */
+		KUNIT_EXPECT_TRUE(test, r->qp->cm_tracked);
+		res = rdma_restrack_get_byid(ibpost_qp_ibqp(r->qp)->device,
+					     RDMA_RESTRACK_CM_ID,
+					     r->qp->cm_res_id);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(res),
+				      "the refused id still exists");
+		if (!IS_ERR(res))
+			rdma_restrack_put(res);
+	}
+	ibpost_qp_destroy(r->qp);
+	r->qp = NULL;
+out:
+	ibpost_qp_destroy(cqp);
+	rdma_destroy_id(client);
+	rdma_destroy_id(listen);
+}
+
 static struct kunit_case ibpost_cm_cases[] = {
 	KUNIT_CASE(ibpost_cm_connect_and_move_data),
 	KUNIT_CASE(ibpost_cm_partial_post),
 	KUNIT_CASE(ibpost_cm_disconnect_flushes),
 	KUNIT_CASE(ibpost_cm_create_refused),
+	KUNIT_CASE(ibpost_cm_qp_outlives_refused_id),
 	{}
 };
 

@@ -91,4 +91,20 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 /* An AH to @qp's own port on ibpost's PD, destroyed at test exit. */
 struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp);
 
+/* Run a shell command in the guest; its wait status (0: success). */
+__printf(1, 2) int ibpost_test_sh(const char *fmt, ...);
+
+/*
+ * A second device: rxe @name on a new dummy netdev @netdev, with a
+ * reference; both deleted at test exit unless the test removed them.
+ */
+struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
+				    const char *netdev);
+
+/* @fn(@arg) in a kernel thread; join with a timeout (false: still running). */
+struct ibpost_test_thread;
+struct ibpost_test_thread *ibpost_test_run(struct kunit *test,
+					   int (*fn)(void *arg), void *arg);
+bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret);
+
 #endif /* _IBPOST_TEST_H */

@@ -5,7 +5,9 @@
  */
 #include <linux/module.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/slab.h>
+#include <linux/umh.h>
 #include "ibpost_test.h"
 
 char *ibpost_test_ibdev = "rxe0";
@@ -337,6 +339,120 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
 			IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC));
+}
+
+int ibpost_test_sh(const char *fmt, ...)
+{
+	char cmd[256], *argv[4], *envp[3];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = cmd;
+	argv[3] = NULL;
+	envp[0] = "HOME=/";
+	envp[1] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+	envp[2] = NULL;
+	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+}
+
+/* Until @netdev's IPv6 link-local address is usable (5 s at most). */
+#define IBPOST_TEST_WAIT_LL \
+	"n=0; until ip -6 addr show dev %s scope link | grep -q inet6 && " \
+	"! ip -6 addr show dev %s | grep -q tentative || [ $n -ge 50 ]; " \
+	"do sleep 0.1; n=$((n + 1)); done"
+
+struct ibpost_test_dev2 {
+	char name[IB_DEVICE_NAME_MAX];
+	char netdev[16];
+};
+
+static void ibpost_test_dev2_free(void *data)
+{
+	struct ibpost_test_dev2 *d = data;
+
+	/* Gone already when the test removed it; a rename is undone too. */
+	ibpost_test_sh("rdma link delete %s; rdma link delete %sr; ip link del %s",
+		       d->name, d->name, d->netdev);
+	kfree(d);
+}
+
+struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
+				    const char *netdev)
+{
+	struct ibpost_test_dev2 *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	struct ibpost_dev *dev;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	strscpy(d->name, name, sizeof(d->name));
+	strscpy(d->netdev, netdev, sizeof(d->netdev));
+	ibpost_test_sh("rdma link delete %s; ip link del %s", name, netdev);
+	ibpost_test_defer(test, ibpost_test_dev2_free, d);
+	KUNIT_ASSERT_EQ_MSG(test, 0,
+			    ibpost_test_sh("ip link add %s type dummy", netdev) ||
+			    /* No DAD: the port's link-local GID routes at once. */
+			    ibpost_test_sh("echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad",
+					   netdev) ||
+			    ibpost_test_sh("ip link set %s up", netdev) ||
+			    ibpost_test_sh("rdma link add %s type rxe netdev %s",
+					   name, netdev),
+			    "cannot make %s on %s", name, netdev);
+	/* Traffic needs the port's link-local address usable: wait for it. */
+	ibpost_test_sh(IBPOST_TEST_WAIT_LL, netdev, netdev);
+	dev = ibpost_dev_get(name);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(dev), "ibpost has no %s", name);
+	ibpost_test_defer(test, ibpost_test_dev_put, dev);
+	return dev;
+}
+
+/* A thread running @fn(@arg), and its end. */
+struct ibpost_test_thread {
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+	struct completion done;
+};
+
+static int ibpost_test_thread_fn(void *data)
+{
+	struct ibpost_test_thread *t = data;
+
+	t->ret = t->fn(t->arg);
+	complete(&t->done);
+	return 0;
+}
+
+struct ibpost_test_thread *ibpost_test_run(struct kunit *test,
+					   int (*fn)(void *arg), void *arg)
+{
+	struct ibpost_test_thread *t;
+	struct task_struct *task;
+
+	/* Never freed before the thread ends: kept when it hangs. */
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->fn = fn;
+	t->arg = arg;
+	init_completion(&t->done);
+	task = kthread_run(ibpost_test_thread_fn, t, "ibpost_test");
+	if (IS_ERR(task)) {
+		kfree(t);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+	return t;
+}
+
+bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret)
+{
+	if (!wait_for_completion_timeout(&t->done, timeout))
+		return false;
+	if (ret)
+		*ret = t->ret;
+	kfree(t);
+	return true;
 }
 
 MODULE_DESCRIPTION("KUnit suites for ibpost, run against a live RDMA device");

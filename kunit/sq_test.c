@@ -126,7 +126,7 @@ static void ibpost_sq_forces_signal_every_interval(struct kunit *test)
 	 */
 	for (i = 0; i < 8; i++) {
 		struct ibpost_slot *s =
-			&p->a->sq.slots[(start + i) % p->a->sq.depth];
+			&p->a->sq.slots[(start + i) & p->a->sq.mask];
 
 		KUNIT_EXPECT_EQ_MSG(test, i == 3 || i == 5, s->signaled,
 				    "slot %u", i);

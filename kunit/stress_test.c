@@ -111,6 +111,12 @@ static int stress_poster(void *arg)
 			pt->ret = ret;
 			break;
 		}
+		/*
+		 * A process-context loop that posts without end must yield: on
+		 * a kernel without preemption nothing else (the RCU kthread,
+		 * the CQ's work) would run, whatever the post path does.
+		 */
+		cond_resched();
 	}
 	return 0;
 }
@@ -137,6 +143,7 @@ static int stress_receiver(void *arg)
 			break;
 		}
 		posted++;
+		cond_resched();
 	}
 	return 0;
 }

@@ -17,6 +17,8 @@
 #                            (the test command runs it first)
 #   scripts/ibpost.sh deps   only install the Debian packages
 #   scripts/ibpost.sh kernel only build (or reuse) the test kernel
+#   scripts/ibpost.sh quick  the single guest of "test" only (suites and
+#                            scenarios), for working on them
 #
 # Environment:
 #   IBPOST_CACHE      cache directory for kernel source and builds
@@ -183,14 +185,16 @@ boot_guest() {
 		-nographic -serial stdio -nic none -bios qboot.rom \
 		-m 2048 -smp 2 -kernel "$bdir/arch/x86/boot/bzImage" \
 		-initrd "$initrd" "$@" \
-		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic ibpost.mode=$mode ${BOOT_APPEND:-}" \
+		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic kasan_multi_shot ibpost.mode=$mode ${BOOT_APPEND:-}" \
 		< /dev/null > "$log" 2>&1 || rc=$?
 	[ $rc = 124 ] && log "guest timed out after $VM_TIMEOUT s"
 	return $rc
 }
 
 # Kernel reports that fail a run, wherever they appear in the log.
-REPORTS='BUG:|WARNING:|Oops|KASAN|INFO: (task .* blocked|possible|lockdep|trying to register)|unreferenced object|kmemleak-report: |ODEBUG|Kernel panic|general protection fault|UBSAN|list_(add|del) corruption|circular locking|inconsistent lock state|RESTRACK'
+# RCU stalls, soft and hard lockups and RT throttling are reports too: a
+# run that starves the CPU is not a clean run.
+REPORTS='BUG:|WARNING:|Oops|KASAN|INFO: (task .* blocked|possible|lockdep|trying to register)|unreferenced object|kmemleak-report: |ODEBUG|Kernel panic|general protection fault|UBSAN|list_(add|del) corruption|circular locking|inconsistent lock state|RESTRACK|rcu: INFO|rcu_(preempt|sched|bh) (self-)?detected stall|detected stalls on CPUs|soft lockup|hard LOCKUP|RT throttling|watchdog: '
 
 check_log() {
 	local log=$1 fail=0
@@ -329,6 +333,25 @@ cmd_test() {
 	log "PASS: $ran suites, kernel log clean"
 }
 
+# The single guest only (no lint, DKMS or two-host stage), for working on
+# the suites; IBPOST_KUNIT_SUITES="race_test life_test" builds only those
+# (the suite count then follows the module).
+cmd_quick() {
+	local bdir src initrd log=$OUT/console-test.log fail=0
+	deps
+	bdir=$(kernel)
+	src=$(src_dir)
+	build_modules "$bdir"
+	initrd=$(make_initramfs "$bdir")
+	boot_guest "$bdir" "$initrd" test "$log" || fail=1
+	python3 "$src/tools/testing/kunit/kunit.py" parse \
+		--json="$OUT/kunit.json" "$log" | tee "$OUT/kunit-summary.txt" ||
+		fail=1
+	check_log "$log" || fail=1
+	[ $fail = 0 ] || die "the quick run failed (console: $log)"
+	log "PASS (quick run)"
+}
+
 cmd_demo() {
 	local bdir initrd log=$OUT/console-demo.log
 	deps
@@ -372,6 +395,7 @@ cmd_bench() {
 mkdir -p "$OUT"
 case "${1:-}" in
 test) cmd_test ;;
+quick) cmd_quick ;;
 lint) deps; lint "$(src_dir)" "$(kernel)" ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
@@ -381,5 +405,5 @@ xhost)	# only the two-host stage of "test", for working on it
 deps) deps ;;
 kernel) deps; kernel ;;
 bench-kernel) deps; kernel "$BENCHCONFIG" ;;
-*) echo "usage: $0 {test|demo|bench|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
+*) echo "usage: $0 {test|quick|demo|bench|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
 esac

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_life: a QP's whole life on rxe0, with the windows a long
+ * run or an unlucky consumer opens made deterministic.
+ *
+ * - ring positions that wrap past 2^32 (white-box: a queue started at
+ *   U32_MAX - 20);
+ * - completion callbacks that deregister their buffer while the QP is
+ *   destroyed, in every poll context (SOFTIRQ defers to a work item, as
+ *   a sleeping call must);
+ * - WRs posted in ERR and destroyed before their flush worker ran, with
+ *   and without the completion trace event on;
+ * - RESET with WRs outstanding, and back to RTS;
+ * - a consumer that frees the queued part of its chain from the
+ *   completion callback before the post call returned;
+ * - the provider refusing part of a chain (a test hook), and the signal
+ *   interval counted from what was really queued;
+ * - a memory registration whose WR stalls past sync_timeout_ms.
+ */
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include "ibpost_test.h"
+#include "gate.h"
+
+#define LIFE_WRAP_START	(U32_MAX - 20)
+#define LIFE_WRAP_N	25
+
+static void life_wrap_queue(struct ibpost_queue *q)
+{
+	spin_lock_bh(&q->lock);
+	q->head = LIFE_WRAP_START;
+	q->tail = LIFE_WRAP_START;
+	spin_unlock_bh(&q->lock);
+}
+
+/* Positions near the wrap: every context exactly once, rings empty. */
+static void ibpost_life_ring_wraps(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	DECLARE_BITMAP(seen_s, LIFE_WRAP_N);
+	DECLARE_BITMAP(seen_r, LIFE_WRAP_N);
+	struct ibpost_comp comp;
+	u8 *ab = p->abuf.buf, *bb = p->bbuf.buf;
+	int i, sig = 0;
+
+	KUNIT_ASSERT_GE(test, p->got.max_send_wr, (u32)LIFE_WRAP_N);
+	KUNIT_ASSERT_GE(test, p->got.max_recv_wr, (u32)LIFE_WRAP_N);
+	bitmap_zero(seen_s, LIFE_WRAP_N);
+	bitmap_zero(seen_r, LIFE_WRAP_N);
+	/* Idle queues: move every position close to the wrap. */
+	life_wrap_queue(&p->a->sq);
+	life_wrap_queue(&p->a->rq);
+	life_wrap_queue(&p->b->sq);
+	life_wrap_queue(&p->b->rq);
+
+	ibpost_test_fill(ab, LIFE_WRAP_N * 64, 0x77);
+	for (i = 0; i < LIFE_WRAP_N; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, (void *)(long)(i + 1),
+						 bb + i * 64, 64, p->bbuf.mr));
+	for (i = 0; i < LIFE_WRAP_N; i++) {
+		/* Every third unsignaled: reclaimed across the wrap. */
+		int flags = i % 3 == 1 ? 0 : IB_SEND_SIGNALED;
+
+		sig += !!flags;
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, (void *)(long)(i + 1),
+						 ab + i * 64, 64, p->abuf.mr,
+						 flags));
+	}
+	for (i = 0; i < LIFE_WRAP_N; i++) {
+		long c;
+
+		ibpost_test_recv_comp(test, p->b, &comp);
+		c = (long)comp.context;
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+		KUNIT_ASSERT_TRUE(test, c >= 1 && c <= LIFE_WRAP_N);
+		KUNIT_EXPECT_FALSE_MSG(test, test_and_set_bit(c - 1, seen_r),
+				       "receive context %ld came back twice", c);
+	}
+	for (i = 0; i < sig; i++) {
+		long c;
+
+		ibpost_test_send_comp(test, p->a, &comp);
+		c = (long)comp.context;
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+		KUNIT_ASSERT_TRUE(test, c >= 1 && c <= LIFE_WRAP_N);
+		KUNIT_EXPECT_NE(test, (c - 1) % 3, 1L);
+		KUNIT_EXPECT_FALSE_MSG(test, test_and_set_bit(c - 1, seen_s),
+				       "send context %ld came back twice", c);
+	}
+	ibpost_test_no_send_comp(test, p->a);
+	KUNIT_EXPECT_EQ(test, memcmp(ab, bb, LIFE_WRAP_N * 64), 0);
+	KUNIT_EXPECT_EQ(test, p->a->sq.head - p->a->sq.tail, 0U);
+	KUNIT_EXPECT_EQ(test, p->b->rq.head - p->b->rq.tail, 0U);
+	KUNIT_EXPECT_EQ(test, p->b->rq.head, LIFE_WRAP_START + LIFE_WRAP_N);
+	/* MR users: all released, so the buffers deregister. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->abuf.mr->users), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->bbuf.mr->users), 0);
+}
+
+/* Receive callbacks that deregister their own buffer's MR. */
+struct life_cb {
+	struct ibpost_mr *mr[4];
+	void *buf[4];
+	struct work_struct work[4];
+	atomic_t calls, flushed, dereg_ok;
+};
+
+static void life_cb_dereg(struct life_cb *c, long i)
+{
+	if (!ibpost_dereg_mr(c->mr[i]))
+		atomic_inc(&c->dereg_ok);
+	atomic_inc(&c->calls);
+}
+
+static struct life_cb *life_cb_cur;
+
+static void life_cb_work(struct work_struct *w)
+{
+	struct life_cb *c = life_cb_cur;
+
+	/* The work item's index gives its MR. */
+	life_cb_dereg(c, w - c->work);
+}
+
+static void life_cb_recv_done(struct ibpost_qp *qp, void *context,
+			      const struct ib_wc *wc)
+{
+	struct life_cb *c = ibpost_qp_priv(qp);
+	long i = (long)context;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&c->flushed);
+	if (in_softirq())
+		schedule_work(&c->work[i]);	/* cannot sleep here */
+	else
+		life_cb_dereg(c, i);
+}
+
+static int life_destroy_fn(void *arg)
+{
+	ibpost_qp_destroy(arg);
+	return 0;
+}
+
+static void life_callback_dereg(struct kunit *test, enum ib_poll_context ctx)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_thread *t;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *b;
+	struct life_cb *c;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	life_cb_cur = c;
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = ctx;
+	attr.recv_done = life_cb_recv_done;
+	attr.priv = c;
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_qp_create(dev, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
+	for (i = 0; i < 4; i++) {
+		INIT_WORK(&c->work[i], life_cb_work);
+		c->buf[i] = kunit_kzalloc(test, 256, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, c->buf[i]);
+		c->mr[i] = ibpost_reg_msgs(dev, c->buf[i], 256);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->mr[i]);
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(b, (void *)(long)i,
+							  c->buf[i], 256,
+							  c->mr[i]));
+	}
+	/* The MRs are in use: refused while the receives are posted. */
+	KUNIT_EXPECT_EQ(test, ibpost_dereg_mr(c->mr[0]), -EBUSY);
+	t = ibpost_test_run(test, life_destroy_fn, b);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 90 * HZ, NULL),
+			      "destroy hung while callbacks deregistered MRs");
+	for (i = 0; i < 4; i++)
+		flush_work(&c->work[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->flushed), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->dereg_ok), 4);
+}
+
+static void ibpost_life_callback_dereg_softirq(struct kunit *test)
+{
+	life_callback_dereg(test, IB_POLL_SOFTIRQ);
+}
+
+static void ibpost_life_callback_dereg_workqueue(struct kunit *test)
+{
+	life_callback_dereg(test, IB_POLL_WORKQUEUE);
+}
+
+static void ibpost_life_callback_dereg_direct(struct kunit *test)
+{
+	life_callback_dereg(test, IB_POLL_DIRECT);
+}
+
+/* Send callbacks: count contexts and statuses. */
+struct life_sends {
+	atomic_t calls, flushed, other;
+};
+
+static void life_send_done(struct ibpost_qp *qp, void *context,
+			   const struct ib_wc *wc)
+{
+	struct life_sends *s = ibpost_qp_priv(qp);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&s->flushed);
+	else
+		atomic_inc(&s->other);
+	atomic_inc(&s->calls);
+}
+
+/*
+ * WRs posted while the QP is in ERR, destroyed before their flush worker
+ * ran: each comes back flushed, signaled or not (a WR that did not
+ * succeed always comes back).
+ */
+static void life_err_then_destroy(struct kunit *test, int flags)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_buf buf = {};
+	struct ibpost_qp *a, *b;
+	struct life_sends *s;
+	int i;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.send_done = life_send_done;
+	attr.priv = s;
+	a = ibpost_qp_create(dev, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
+	ibpost_test_buf_init(test, &buf, dev, NULL, 4096, IBPOST_TEST_MSGS);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(a, &qa, IB_QP_STATE));
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(a, (void *)(long)i,
+							  buf.buf, 64, buf.mr,
+							  flags));
+	/*
+	 * White-box: the flush worker has not run yet when the destroy
+	 * begins (a window a busy system opens at will): make it so.
+	 */
+	cancel_work_sync(&a->flush_work);
+	ibpost_qp_destroy(a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->calls), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->flushed), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->other), 0);
+	ibpost_test_buf_fini(&buf);
+}
+
+static void ibpost_life_err_unsignaled_destroyed(struct kunit *test)
+{
+	life_err_then_destroy(test, 0);
+}
+
+#define LIFE_TRACEFS	"/sys/kernel/tracing"
+
+static int life_tracing(bool on)
+{
+	ibpost_test_sh("[ -d " LIFE_TRACEFS "/events ] || mount -t tracefs nodev " LIFE_TRACEFS);
+	return ibpost_test_sh("echo %d > " LIFE_TRACEFS "/events/ibpost/ibpost_send_comp/enable",
+			      on);
+}
+
+/* The same with the completion trace event on: it reads no freed CQ. */
+static void ibpost_life_err_signaled_destroyed_traced(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, 0, life_tracing(true));
+	life_err_then_destroy(test, IB_SEND_SIGNALED);
+	KUNIT_EXPECT_EQ(test, 0, life_tracing(false));
+}
+
+/*
+ * RESET with receives and a stalled SEND outstanding: every context comes
+ * back flushed, the rings are empty, and the QP connects again.
+ */
+static void ibpost_life_reset_returns_contexts(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_comp comp;
+	u8 *bb = p->bbuf.buf;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, (void *)(long)(i + 1),
+						 bb + 64 * i, 64, p->bbuf.mr));
+	/* a has no receive: b's SEND retries (RNR) until the RESET. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->b, (void *)100L, bb, 64,
+						  p->bbuf.mr,
+						  IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->b, (void *)101L, bb, 64,
+						   p->bbuf.mr, 0,
+						   ibpost_mr_remote_addr(p->bw.mr),
+						   ibpost_mr_rkey(p->bw.mr)));
+	msleep(100);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, 1,
+				    ibpost_get_recv_comp(p->b, &comp, 5 * HZ),
+				    "receive %d did not come back at RESET",
+				    i + 1);
+		KUNIT_EXPECT_EQ(test, (long)comp.context, (long)(i + 1));
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+	}
+	/* The SEND and the unsignaled WRITE behind it: both flushed. */
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, 1,
+				    ibpost_get_send_comp(p->b, &comp, 5 * HZ),
+				    "send WR %d did not come back at RESET", i);
+		KUNIT_EXPECT_EQ(test, (long)comp.context, 100L + i);
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_EQ(test, p->b->sq.head - p->b->sq.tail, 0U);
+	KUNIT_EXPECT_EQ(test, p->b->rq.head - p->b->rq.tail, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->bbuf.mr->users), 0);
+	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, p->b), IB_QPS_RESET);
+	/* Posting in RESET is refused; back to RTS it works again. */
+	KUNIT_EXPECT_EQ(test, ibpost_post_recv(p->b, NULL, bb, 64, p->bbuf.mr),
+			-ENOTCONN);
+	ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 12, 7);
+	KUNIT_EXPECT_EQ(test, ibpost_post_recv(p->b, NULL, bb, 64, p->bbuf.mr),
+			0);
+	KUNIT_EXPECT_EQ(test, p->b->rq.head - p->b->rq.tail, 1U);
+}
+
+/* The consumer frees the queued part of its chain in the callback. */
+struct life_chain {
+	struct ib_rdma_wr *first;
+	struct completion freed;
+	bool freed_seen;
+};
+
+static void life_chain_send_done(struct ibpost_qp *qp, void *context,
+				 const struct ib_wc *wc)
+{
+	struct life_chain *lc = ibpost_qp_priv(qp);
+
+	if (context == lc->first) {
+		kfree(lc->first);
+		WRITE_ONCE(lc->freed_seen, true);
+		complete(&lc->freed);
+	}
+}
+
+static struct completion *life_chain_freed;
+
+static void life_chain_wait_freed(struct ibpost_gate *g)
+{
+	/* The queued WR completes and is freed before the post returns. */
+	wait_for_completion_timeout(life_chain_freed, 5 * HZ);
+}
+
+static void ibpost_life_bad_wr_after_free(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	const struct ib_send_wr *bad = NULL;
+	struct ibpost_test_buf buf = {}, win = {};
+	struct ibpost_qp_attr attr;
+	struct ib_rdma_wr second = {};
+	struct ibpost_qp *a, *b;
+	struct life_chain *lc;
+	struct ibpost_gate *g;
+	struct ib_sge sge;
+
+	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lc);
+	init_completion(&lc->freed);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.send_done = life_chain_send_done;
+	attr.priv = lc;
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
+	ibpost_test_buf_init(test, &buf, dev, NULL, 4096, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &win, dev, b, 4096, IBPOST_TEST_WRITE);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(buf.mr, buf.buf, 64, &sge));
+
+	lc->first = kzalloc(sizeof(*lc->first), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lc->first);
+	lc->first->wr.wr_id = (uintptr_t)lc->first;
+	lc->first->wr.opcode = IB_WR_RDMA_WRITE;
+	lc->first->wr.send_flags = IB_SEND_SIGNALED;
+	lc->first->wr.sg_list = &sge;
+	lc->first->wr.num_sge = 1;
+	lc->first->remote_addr = ibpost_mr_remote_addr(win.mr);
+	lc->first->rkey = ibpost_mr_rkey(win.mr);
+	lc->first->wr.next = &second.wr;
+	second = *lc->first;
+	second.wr.next = NULL;
+	second.wr.num_sge = 99;		/* refused: beyond the granted SGEs */
+
+	life_chain_freed = &lc->freed;
+	g = ibpost_gate(test, IBPOST_HOOK_POST_UNLOCKED);
+	g->at = life_chain_wait_freed;
+	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(a, &lc->first->wr, &bad),
+			-EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&second.wr);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(lc->freed_seen));
+	ibpost_test_buf_fini(&win);
+	ibpost_test_buf_fini(&buf);
+}
+
+/*
+ * The provider refuses a chain from its second WR (a test hook): the
+ * first WR is queued, *bad_wr names the second, and the signal interval
+ * counts on from the one WR really queued.
+ */
+static void ibpost_life_refused_chain_keeps_interval(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_rdma_wr wr[3] = {};
+	struct ibpost_test_pair *p;
+	struct ibpost_gate *g;
+	struct ib_sge sge;
+	int i;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.signal_interval = 4;
+	p = ibpost_test_pair(test, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 64,
+					       &sge));
+	for (i = 0; i < 3; i++) {
+		wr[i].wr.wr_id = i + 1;
+		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[i].wr.sg_list = &sge;
+		wr[i].wr.num_sge = 1;
+		wr[i].remote_addr = ibpost_mr_remote_addr(p->bw.mr);
+		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
+		wr[i].wr.next = i < 2 ? &wr[i + 1].wr : NULL;
+	}
+	KUNIT_ASSERT_EQ(test, p->a->sq.since_signal, 0U);
+	g = ibpost_gate(test, IBPOST_HOOK_SUBMIT);
+	g->refuse = 2;				/* from WR 1 on */
+	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(p->a, &wr[0].wr, &bad),
+			-EIO);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[1].wr);
+	KUNIT_EXPECT_EQ(test, p->a->sq.head - p->a->sq.tail, 1U);
+	KUNIT_EXPECT_EQ(test, p->a->sq.since_signal, 1U);
+	/* Reposted from *bad_wr: the third WR of four is the forced signal. */
+	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(p->a, bad, &bad), 0);
+	KUNIT_EXPECT_EQ(test, p->a->sq.since_signal, 3U);
+}
+
+static int life_set_param(const char *name, unsigned int val)
+{
+	return ibpost_test_sh("echo %u > /sys/module/ibpost/parameters/%s",
+			      val, name);
+}
+
+/*
+ * A registration whose REG_MR stalls past sync_timeout_ms: -ETIMEDOUT,
+ * and only after the QP was moved to ERR and the WR came back; the SEND
+ * ahead of it comes back flushed, and the MR was not freed under the WR.
+ */
+static void ibpost_life_reg_timeout_waits_for_wr(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_comp comp;
+	struct ibpost_mr *mr;
+	void *buf;
+
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	life_set_param("sync_timeout_ms", 1000);
+	/* b has no receive: a's SEND and the REG_MR behind it wait. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, (void *)1L,
+						  p->abuf.buf, 64, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	mr = ibpost_reg_write(p->a, buf, 4096);
+	life_set_param("sync_timeout_ms", 30000);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -ETIMEDOUT);
+	if (!IS_ERR_OR_NULL(mr))
+		ibpost_dereg_mr(mr);
+	/* Had the MR been freed with its WR queued, this would touch it. */
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(p->b, NULL, p->bbuf.buf, 64,
+						  p->bbuf.mr));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_EQ(test, (long)comp.context, 1L);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, p->a), IB_QPS_ERR);
+	msleep(200);
+}
+
+/*
+ * A send callback deregisters a remote MR registered through its own QP:
+ * the invalidation's completion comes on the CQ the callback runs for.
+ * DIRECT: ibpost's polling nests, in queue order, and the dereg succeeds.
+ * WORKQUEUE: the work item cannot wait for itself: -EWOULDBLOCK, nothing
+ * released, and the same dereg from elsewhere succeeds.
+ */
+struct life_remote {
+	struct ibpost_mr *mr;
+	int ret;
+	atomic_t calls;
+};
+
+static void life_remote_send_done(struct ibpost_qp *qp, void *context,
+				  const struct ib_wc *wc)
+{
+	struct life_remote *lr = ibpost_qp_priv(qp);
+
+	if (context == lr)
+		lr->ret = ibpost_dereg_mr(lr->mr);
+	atomic_inc(&lr->calls);
+}
+
+static void life_send_callback_dereg_remote(struct kunit *test,
+					    enum ib_poll_context ctx)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf buf = {}, win = {};
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *b;
+	struct life_remote *lr;
+	void *rbuf, *rbuf2;
+	struct ibpost_mr *mr2;
+
+	lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
+	rbuf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	rbuf2 = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, lr && rbuf && rbuf2);
+	lr->ret = 1;
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = ctx;
+	attr.send_done = life_remote_send_done;
+	attr.priv = lr;
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
+	ibpost_test_buf_init(test, &buf, dev, NULL, 4096, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &win, dev, b, 4096, IBPOST_TEST_WRITE);
+	lr->mr = ibpost_reg_write(a, rbuf, 4096);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->mr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(a, lr, buf.buf, 64, buf.mr,
+						   IB_SEND_SIGNALED,
+						   ibpost_mr_remote_addr(win.mr),
+						   ibpost_mr_rkey(win.mr)));
+	if (ctx == IB_POLL_DIRECT) {
+		/* ibpost polls a's CQ while it registers: the callback runs. */
+		mr2 = ibpost_reg_write(a, rbuf2, 4096);
+		KUNIT_EXPECT_FALSE(test, IS_ERR_OR_NULL(mr2));
+		KUNIT_EXPECT_EQ(test, lr->ret, 0);
+		if (!IS_ERR_OR_NULL(mr2))
+			KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr2));
+	} else {
+		int i;
+
+		for (i = 0; i < 100 && lr->ret == 1; i++)
+			msleep(50);
+		KUNIT_EXPECT_EQ(test, lr->ret, -EWOULDBLOCK);
+		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(lr->mr));
+	}
+	ibpost_test_buf_fini(&win);
+	ibpost_test_buf_fini(&buf);
+}
+
+static void ibpost_life_send_callback_dereg_remote_direct(struct kunit *test)
+{
+	life_send_callback_dereg_remote(test, IB_POLL_DIRECT);
+}
+
+static void ibpost_life_send_callback_dereg_remote_workqueue(struct kunit *test)
+{
+	life_send_callback_dereg_remote(test, IB_POLL_WORKQUEUE);
+}
+
+static struct kunit_case ibpost_life_cases[] = {
+	KUNIT_CASE(ibpost_life_ring_wraps),
+	KUNIT_CASE(ibpost_life_err_unsignaled_destroyed),
+	KUNIT_CASE(ibpost_life_err_signaled_destroyed_traced),
+	KUNIT_CASE(ibpost_life_reset_returns_contexts),
+	KUNIT_CASE(ibpost_life_bad_wr_after_free),
+	KUNIT_CASE(ibpost_life_refused_chain_keeps_interval),
+	KUNIT_CASE(ibpost_life_reg_timeout_waits_for_wr),
+	KUNIT_CASE(ibpost_life_callback_dereg_softirq),
+	KUNIT_CASE(ibpost_life_callback_dereg_workqueue),
+	KUNIT_CASE(ibpost_life_callback_dereg_direct),
+	KUNIT_CASE(ibpost_life_send_callback_dereg_remote_direct),
+	KUNIT_CASE(ibpost_life_send_callback_dereg_remote_workqueue),
+	{}
+};
+
+static struct kunit_suite ibpost_life_suite = {
+	.name = "ibpost_life",
+	.test_cases = ibpost_life_cases,
+};
+
+kunit_test_suite(ibpost_life_suite);

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_race: device removal racing the other entry points, on a
+ * second device (rxe2 on a dummy netdev d2) that each case makes and
+ * removes with "rdma link delete", as an administrator would.
+ *
+ * The windows are made wide on purpose: the test hooks stop a thread at
+ * the point where the race used to bite (a deregistration that revoked
+ * its MR and is about to invalidate it, a registration whose REG_MR came
+ * back, one that passed its checks) until the device is gone. Removal
+ * must then release everything exactly once, every context must come
+ * back, and the kernel must stay silent.
+ */
+#include <linux/delay.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include "ibpost_test.h"
+#include "gate.h"
+
+#define RACE_DEV	"rxe2"
+#define RACE_NETDEV	"d2"
+#define RACE_LEN	4096
+
+struct race {
+	struct kunit *test;
+	struct ibpost_dev *dev;
+	struct ibpost_qp *a, *b;
+	void *buf, *lbuf;
+	struct ibpost_mr *mr, *lmr;
+	struct ibpost_mr *got;
+};
+
+static void race_free(void *data)
+{
+	struct race *r = data;
+
+	ibpost_qp_destroy(r->a);
+	ibpost_qp_destroy(r->b);
+	if (!IS_ERR_OR_NULL(r->lmr))
+		WARN_ON(ibpost_dereg_mr(r->lmr));
+	kfree(r->buf);
+	kfree(r->lbuf);
+}
+
+/* The pair moves data: a SEND from a into a receive on b. */
+static void race_ping(struct race *r)
+{
+	struct ibpost_comp comp;
+	int ret;
+
+	KUNIT_ASSERT_EQ(r->test, 0, ibpost_post_recv(r->b, r, r->lbuf + 2048,
+						     64, r->lmr));
+	KUNIT_ASSERT_EQ(r->test, 0, ibpost_post_send(r->a, r, r->lbuf, 64,
+						     r->lmr,
+						     IB_SEND_SIGNALED));
+	ret = ibpost_get_send_comp(r->a, &comp, 10 * HZ);
+	if (ret != 1 || comp.status != IB_WC_SUCCESS)
+		ibpost_test_sh("(ip addr show dev %s; rdma link) > /dev/kmsg 2>&1",
+			       RACE_NETDEV);
+	KUNIT_ASSERT_EQ(r->test, ret, 1);
+	KUNIT_ASSERT_EQ(r->test, comp.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(r->test, 1, ibpost_get_recv_comp(r->b, &comp, 10 * HZ));
+	KUNIT_ASSERT_EQ(r->test, comp.status, IB_WC_SUCCESS);
+}
+
+/* A loopback RC pair on a fresh rxe2, no callbacks, @ctx polling. */
+static struct race *race_setup(struct kunit *test, enum ib_poll_context ctx)
+{
+	struct ibpost_qp_attr attr;
+	struct race *r;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->test = test;
+	r->dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	ibpost_test_defer(test, race_free, r);
+	r->buf = kzalloc(RACE_LEN, GFP_KERNEL);
+	r->lbuf = kzalloc(RACE_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, r->buf && r->lbuf);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = ctx;
+	r->a = ibpost_qp_create(r->dev, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->a);
+	r->b = ibpost_qp_create(r->dev, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->b);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(r->a, r->b));
+	r->lmr = ibpost_reg_msgs(r->dev, r->lbuf, RACE_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->lmr);
+	race_ping(r);
+	return r;
+}
+
+/* A SEND from a that b has no receive for: a's send queue stalls. */
+static void race_stall(struct race *r)
+{
+	KUNIT_ASSERT_EQ(r->test, 0, ibpost_post_send(r->a, r, r->lbuf, 64,
+						     r->lmr,
+						     IB_SEND_SIGNALED));
+}
+
+static void race_remove(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_sh("rdma link delete " RACE_DEV));
+	KUNIT_ASSERT_TRUE(test, IS_ERR(ibpost_dev_get(RACE_DEV)));
+}
+
+/*
+ * The SEND b had no receive for comes back after the removal too: flushed,
+ * or failed when rxe gave up on it first (its retries end when a local
+ * operation follows it), never lost.
+ */
+static void race_expect_stall_flushed(struct race *r)
+{
+	struct ibpost_comp comp;
+
+	ibpost_test_send_comp(r->test, r->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(r->test, comp.context, (void *)r);
+	KUNIT_EXPECT_NE(r->test, comp.status, IB_WC_SUCCESS);
+}
+
+static int race_dereg_fn(void *arg)
+{
+	struct race *r = arg;
+
+	return ibpost_dereg_mr(r->mr);
+}
+
+/*
+ * Dereg of a remote MR, held after it revoked the MR and before its
+ * LOCAL_INV, while the device is removed with a SEND outstanding: removal
+ * must still release the MR (it is revoked, not gone) and flush the SEND;
+ * the dereg must then only free the MR.
+ */
+static void ibpost_race_dereg_vs_removal(struct kunit *test)
+{
+	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
+	struct ibpost_test_thread *t;
+	struct ibpost_gate *g;
+	int ret = -1;
+
+	r->mr = ibpost_reg_write(r->a, r->buf, RACE_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->mr);
+	g = ibpost_gate(test, IBPOST_HOOK_DEREG_REVOKED);
+	race_stall(r);
+	t = ibpost_test_run(test, race_dereg_fn, r);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->arrived,
+							    30 * HZ));
+	race_remove(test);
+	complete_all(&g->release);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 60 * HZ, &ret),
+			      "the dereg did not return after the removal");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	race_expect_stall_flushed(r);
+}
+
+static int race_reg_fn(void *arg)
+{
+	struct race *r = arg;
+
+	r->got = ibpost_reg_write(r->a, r->buf, RACE_LEN);
+	return 0;
+}
+
+/*
+ * A registration held after its REG_MR came back, until the device is
+ * removed: it must fail cleanly, its MR released once (by the removal),
+ * nothing published on a device that is gone.
+ */
+static void ibpost_race_reg_vs_removal(struct kunit *test)
+{
+	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
+	struct ibpost_gate *g = ibpost_gate(test, IBPOST_HOOK_REG_POSTED);
+	struct ibpost_test_thread *t;
+
+	t = ibpost_test_run(test, race_reg_fn, r);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->arrived,
+							    30 * HZ));
+	race_remove(test);
+	complete_all(&g->release);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 60 * HZ, NULL),
+			      "the registration did not return");
+	KUNIT_EXPECT_TRUE(test, IS_ERR(r->got));
+	if (!IS_ERR_OR_NULL(r->got))
+		ibpost_dereg_mr(r->got);
+}
+
+static int race_reg_msgs_fn(void *arg)
+{
+	struct race *r = arg;
+
+	r->got = ibpost_reg_msgs(r->dev, r->buf, RACE_LEN);
+	return 0;
+}
+
+/*
+ * A local registration that passed its checks just before the device
+ * went: held there until the removal is over, it must see the removal
+ * (-ENODEV) instead of mapping on a device that is gone.
+ */
+static void ibpost_race_reg_msgs_vs_removal(struct kunit *test)
+{
+	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
+	struct ibpost_gate *g = ibpost_gate(test, IBPOST_HOOK_REG_CHECKED);
+	struct ibpost_test_thread *t;
+
+	t = ibpost_test_run(test, race_reg_msgs_fn, r);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->arrived,
+							    30 * HZ));
+	race_remove(test);
+	complete_all(&g->release);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 60 * HZ, NULL),
+			      "the registration did not return");
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r->got), -ENODEV);
+	if (!IS_ERR_OR_NULL(r->got))
+		ibpost_dereg_mr(r->got);
+}
+
+/*
+ * A consumer without callbacks gets its contexts back with a flush
+ * status after the removal, through ibpost_get_*_comp().
+ */
+static void ibpost_race_get_comp_after_removal(struct kunit *test)
+{
+	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
+	struct ibpost_comp comp;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(r->b, (void *)(long)(i + 1),
+							  r->lbuf + 64 * i, 64,
+							  r->lmr));
+	race_remove(test);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, 1,
+				    ibpost_get_recv_comp(r->b, &comp, 5 * HZ),
+				    "receive %d did not come back after the removal",
+				    i + 1);
+		KUNIT_EXPECT_EQ(test, (long)comp.context, (long)(i + 1));
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_EQ(test, ibpost_post_recv(r->b, NULL, r->lbuf, 64, r->lmr),
+			-ENODEV);
+}
+
+/* Completion callbacks that deregister their buffer, during removal. */
+struct race_cb {
+	struct ibpost_dev *dev;
+	struct ibpost_mr *mr[4];
+	void *buf[4];
+	atomic_t calls, flushed, dereg_ok;
+};
+
+static void race_cb_recv_done(struct ibpost_qp *qp, void *context,
+			      const struct ib_wc *wc)
+{
+	struct race_cb *c = ibpost_qp_priv(qp);
+	long i = (long)context;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&c->flushed);
+	if (!ibpost_dereg_mr(c->mr[i]))
+		atomic_inc(&c->dereg_ok);
+	atomic_inc(&c->calls);
+}
+
+static int race_remove_fn(void *arg)
+{
+	return ibpost_test_sh("rdma link delete " RACE_DEV);
+}
+
+static void race_callback_dereg(struct kunit *test, enum ib_poll_context ctx)
+{
+	struct ibpost_dev *dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct ibpost_test_thread *t;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *b;
+	struct race_cb *c;
+	int i, ret = -1;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = ctx;
+	attr.recv_done = race_cb_recv_done;
+	attr.priv = c;
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
+	for (i = 0; i < 4; i++) {
+		c->buf[i] = kunit_kzalloc(test, 256, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, c->buf[i]);
+		c->mr[i] = ibpost_reg_msgs(dev, c->buf[i], 256);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->mr[i]);
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(b, (void *)(long)i,
+							  c->buf[i], 256,
+							  c->mr[i]));
+	}
+	t = ibpost_test_run(test, race_remove_fn, NULL);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 90 * HZ, &ret),
+			      "device removal hung while callbacks deregistered MRs");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* DIRECT too: removal's drain polls, the callbacks run there. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->flushed), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->dereg_ok), 4);
+}
+
+static void ibpost_race_callback_dereg_removal_workqueue(struct kunit *test)
+{
+	race_callback_dereg(test, IB_POLL_WORKQUEUE);
+}
+
+static void ibpost_race_callback_dereg_removal_direct(struct kunit *test)
+{
+	race_callback_dereg(test, IB_POLL_DIRECT);
+}
+
+/*
+ * A renamed device keeps its handle and is found under its new name
+ * only; QPs are still made on it.
+ */
+static void ibpost_race_rename(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct ibpost_qp_attr attr;
+	struct ibpost_dev *found;
+
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_test_sh("rdma dev set " RACE_DEV " name " RACE_DEV "r"));
+	found = ibpost_dev_get(RACE_DEV "r");
+	KUNIT_EXPECT_PTR_EQ(test, found, dev);
+	if (!IS_ERR(found))
+		ibpost_dev_put(found);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_dev_get(RACE_DEV)), -ENODEV);
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	ibpost_test_qp(test, dev, &attr);
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_test_sh("rdma dev set " RACE_DEV "r name " RACE_DEV));
+	found = ibpost_dev_get(RACE_DEV);
+	KUNIT_EXPECT_PTR_EQ(test, found, dev);
+	if (!IS_ERR(found))
+		ibpost_dev_put(found);
+}
+
+/* An MR or an address handle of another device is refused: -EINVAL. */
+static void ibpost_race_other_device_handles(struct kunit *test)
+{
+	struct ibpost_dev *dev2 = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *ud, *ud2;
+	struct rdma_ah_attr av;
+	struct ibpost_mr *mr2;
+	struct ib_ah *ah2;
+	void *buf;
+
+	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mr2 = ibpost_reg_msgs(dev2, buf, 256);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr2);
+	KUNIT_EXPECT_EQ(test, ibpost_post_send(p->a, NULL, buf, 64, mr2,
+					       IB_SEND_SIGNALED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ibpost_post_recv(p->b, NULL, buf, 64, mr2),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr2));
+
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	ud = ibpost_test_qp(test, p->dev, &attr);
+	ud2 = ibpost_test_qp(test, dev2, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(ud2, &av));
+	ah2 = rdma_create_ah(ibpost_dev_pd(dev2), &av,
+			     RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ah2);
+	KUNIT_EXPECT_EQ(test, ibpost_post_ud_send(ud, NULL, p->abuf.buf, 64,
+						  p->abuf.mr, IB_SEND_SIGNALED,
+						  ah2, 1, attr.qkey), -EINVAL);
+	rdma_destroy_ah(ah2, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/*
+ * Many rounds without hooks, for the interleavings nobody thought of: on a
+ * fresh rxe2 each round, one thread registers and deregisters remote MRs
+ * through a QP whose send queue holds a SEND b has no receive for, another
+ * does the same with local MRs, and the device is removed after a random
+ * delay. Every call must end (an MR, or -ENODEV/-EIO/-ETIMEDOUT once the
+ * device is going), every dereg must succeed, the SEND must come back.
+ */
+#define RACE_ROUNDS	8
+
+struct race_loop {
+	struct race *r;
+	bool remote;
+	atomic_t regs, errs;
+};
+
+static int race_loop_fn(void *arg)
+{
+	struct race_loop *l = arg;
+	struct ibpost_mr *mr;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		mr = l->remote ? ibpost_reg_write(l->r->a, l->r->buf, RACE_LEN) :
+				 ibpost_reg_msgs(l->r->dev, l->r->buf, RACE_LEN);
+		if (IS_ERR(mr)) {
+			if (PTR_ERR(mr) != -ENODEV && PTR_ERR(mr) != -EIO &&
+			    PTR_ERR(mr) != -ETIMEDOUT)
+				atomic_inc(&l->errs);
+			break;
+		}
+		atomic_inc(&l->regs);
+		if (ibpost_dereg_mr(mr))
+			atomic_inc(&l->errs);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void ibpost_race_rounds(struct kunit *test)
+{
+	struct race_loop *l;
+	int round;
+
+	l = kunit_kcalloc(test, 2, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		struct ibpost_test_thread *t[2];
+		struct race *r = race_setup(test, round & 1 ? IB_POLL_WORKQUEUE :
+						      IB_POLL_SOFTIRQ);
+		int i;
+
+		race_stall(r);
+		for (i = 0; i < 2; i++) {
+			l[i].r = r;
+			l[i].remote = !i;
+			atomic_set(&l[i].regs, 0);
+			atomic_set(&l[i].errs, 0);
+			t[i] = ibpost_test_run(test, race_loop_fn, &l[i]);
+		}
+		msleep(50 + get_random_u32() % 400);
+		race_remove(test);
+		for (i = 0; i < 2; i++) {
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      ibpost_test_join(t[i], 120 * HZ, NULL),
+					      "round %d: a registration loop hung",
+					      round);
+			KUNIT_EXPECT_EQ(test, atomic_read(&l[i].errs), 0);
+		}
+		race_expect_stall_flushed(r);
+		kunit_info(test, "round %d: %d remote and %d local registrations before the removal\n",
+			   round, atomic_read(&l[0].regs), atomic_read(&l[1].regs));
+	}
+}
+
+static struct kunit_case ibpost_race_cases[] = {
+	KUNIT_CASE(ibpost_race_dereg_vs_removal),
+	KUNIT_CASE(ibpost_race_reg_vs_removal),
+	KUNIT_CASE(ibpost_race_reg_msgs_vs_removal),
+	KUNIT_CASE(ibpost_race_get_comp_after_removal),
+	KUNIT_CASE(ibpost_race_rename),
+	KUNIT_CASE(ibpost_race_other_device_handles),
+	KUNIT_CASE(ibpost_race_callback_dereg_removal_workqueue),
+	KUNIT_CASE(ibpost_race_callback_dereg_removal_direct),
+	KUNIT_CASE(ibpost_race_rounds),
+	{}
+};
+
+static struct kunit_suite ibpost_race_suite = {
+	.name = "ibpost_race",
+	.test_cases = ibpost_race_cases,
+};
+
+kunit_test_suite(ibpost_race_suite);
