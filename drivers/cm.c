@@ -182,8 +182,15 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 	struct ib_qp_attr qa;
 	int ret;
 
-	/* A device-bound id is tracked: remember where to find it. */
-	qp->cm_tracked = res->valid && !res->no_track;
+	/*
+	 * A device-bound id is tracked: remember where to find it. One that
+	 * is not could be destroyed unseen: refused.
+	 */
+	if (!res->valid || res->no_track) {
+		pr_warn_ratelimited("qp_create_cm: rdma_cm does not track this id\n");
+		return -EINVAL;
+	}
+	qp->cm_tracked = true;
 	qp->cm_res_id = res->id;
 	ret = rdma_create_qp(qp->cm_id, qp->dev->pd, init);
 	if (ret)
@@ -237,17 +244,23 @@ void ibpost_cm_destroy_qp(struct ibpost_qp *qp)
 	bool alive, listed;
 
 	lockdep_assert_held(&qp->mutex);
-	/* From here on no event handler path touches qp->cm_id. */
+	/*
+	 * Hold the id first, then in one critical section: off the list,
+	 * and the consumer's handler back, so that an event arriving now
+	 * goes to the consumer, never to ibpost's handler without a QP.
+	 */
+	id = READ_ONCE(qp->cm_id);
+	res = ibpost_cm_hold(qp, id, &alive);
 	spin_lock(&ibpost_cm_lock);
-	id = qp->cm_id;
+	if (qp->cm_id != id)		/* detached meanwhile: rdma_cm's */
+		alive = false;
 	listed = !list_empty(&qp->cm_node);
 	list_del_init(&qp->cm_node);
+	if (alive && listed)
+		WRITE_ONCE(id->event_handler, qp->cm_handler);
 	WRITE_ONCE(qp->cm_id, NULL);
 	spin_unlock(&ibpost_cm_lock);
-	res = ibpost_cm_hold(qp, id, &alive);
 	if (alive) {
-		if (listed)
-			WRITE_ONCE(id->event_handler, qp->cm_handler);
 		rdma_destroy_qp(id);	/* and clears id->qp */
 	} else {
 		pr_debug("qp %u: its cm_id is gone; destroying the QP directly\n",

@@ -236,9 +236,10 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = q->is_send ? IB_WC_SEND : IB_WC_RECV,
 	};
-	u32 pos;
+	/* Only what was posted when the walk began: a callback may repost. */
+	u32 pos, end = q->head;
 
-	for (pos = q->tail; pos != q->head; pos++) {
+	for (pos = q->tail; (s32)(end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
 		if (s->state != IBPOST_SLOT_POSTED)
@@ -346,12 +347,22 @@ void ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 	ibpost_poll_direct(qp, q);
 }
 
-/* Flush the WRs ibpost kept from the provider because the QP is in ERR. */
+/*
+ * Flush the WRs ibpost kept from the provider because the QP is in ERR.
+ * A SOFTIRQ consumer's callbacks run with bottom halves disabled, as they
+ * would from its CQ.
+ */
 void ibpost_queue_finish_synthetic(struct ibpost_queue *q)
 {
+	bool bh = q->qp->attr.poll_ctx == IB_POLL_SOFTIRQ;
+
+	if (bh)
+		local_bh_disable();
 	spin_lock_bh(&q->lock);
 	ibpost_queue_walk(q, ibpost_slot_synthetic, false);
 	spin_unlock_bh(&q->lock);
+	if (bh)
+		local_bh_enable();
 }
 
 static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,

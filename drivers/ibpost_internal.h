@@ -255,6 +255,7 @@ struct ibpost_marker {
  *       invalidation); the last ibpost_qp_put() frees it
  * @mutex: serializes state changes, teardown and DIRECT polling of this
  *         QP; consumer callbacks may run under it (DIRECT polling, flushes)
+ * @mutex_key: @mutex's own lockdep class (see ibpost_qp_new())
  * @poller: the task polling this QP's DIRECT CQs under @mutex, so that a
  *          callback's own wait polls them without taking @mutex again
  * @removal_seen: device removal has torn this QP down (or found it torn
@@ -278,6 +279,7 @@ struct ibpost_marker {
 struct ibpost_qp {
 	refcount_t ref;
 	struct mutex mutex;	/* see the kernel-doc above */
+	struct lock_class_key mutex_key;
 	struct task_struct *poller;
 	bool removal_seen;
 	struct ibpost_dev *dev;

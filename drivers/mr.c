@@ -219,14 +219,18 @@ static bool ibpost_sync_wait_for(struct ibpost_qp *qp,
 	}
 }
 
-/* Move @qp to ERR, so that the provider flushes what it holds. */
+/*
+ * Move @qp to ERR, so that the provider flushes what it holds. Never
+ * waits for qp->mutex: its holder may be a teardown (which moves the QP
+ * to ERR itself) waiting for the very callback that runs this.
+ */
 static void ibpost_qp_to_err(struct ibpost_qp *qp)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	bool nested = READ_ONCE(qp->poller) == current;
 
-	if (!nested)
-		mutex_lock(&qp->mutex);
+	if (!nested && !mutex_trylock(&qp->mutex))
+		return;
 	if (qp->ibqp && !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE))
 		ibpost_set_state(qp, IB_QPS_ERR);
 	if (!nested)
@@ -348,7 +352,10 @@ void ibpost_mr_exit(void)
  * Context: Process context; sleeps until the registration completes.
  * Return: the MR, or an ERR_PTR: -EINVAL (bad buffer or access, not an RC
  * QP), -ENOTCONN (QP not in RTS), -ENODEV, -ENOMEM, -EIO (the
- * registration failed), -ETIMEDOUT.
+ * registration failed), -ETIMEDOUT (the REG_MR did not complete within
+ * sync_timeout_ms: the QP was moved to ERR; keep the buffer allocated
+ * until the QP is destroyed, the WR may still complete until then),
+ * -EWOULDBLOCK (called from the work item of @qp's own send CQ).
  */
 struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 				      size_t len, int access,
@@ -571,13 +578,17 @@ static int ibpost_mr_invalidate(struct ibpost_mr *mr, struct ibpost_qp *qp,
  * cannot be invalidated from a callback running in the work item of its
  * own QP's send CQ (IB_POLL_WORKQUEUE), which would wait for itself:
  * -EWOULDBLOCK there, to be retried elsewhere (a work item of the
- * consumer's). Should the invalidation not complete even after the QP was
- * moved to ERR, the MR is released when it does.
+ * consumer's). An invalidation that does not complete within
+ * sync_timeout_ms moves the QP to ERR; should even its flush not come
+ * within drain_timeout_ms, -ETIMEDOUT: the MR is released, and its rkey
+ * revoked, when the WR completes (at the latest when the QP is destroyed
+ * or the device removed); @mr must not be used again, and the buffer
+ * stays allocated until then.
  *
  * Context: Process context; may sleep.
  * Return: 0; -EBUSY while a posted WR still references @mr (nothing is
  * released; retry after its completion); -EWOULDBLOCK as above (nothing
- * is released).
+ * is released); -ETIMEDOUT as above.
  */
 int ibpost_dereg_mr(struct ibpost_mr *mr)
 {
@@ -624,8 +635,8 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 			ibpost_mr_unrevoke(mr);
 			return ret;
 		}
-		if (ret)
-			return 0;	/* the WR's completion releases it */
+		if (ret)	/* the WR's completion releases it */
+			return -ETIMEDOUT;
 	}
 	ibpost_mr_destroy(mr);
 	return 0;

@@ -430,7 +430,6 @@ static void ibpost_race_rounds(struct kunit *test)
 						      IB_POLL_SOFTIRQ);
 		int i;
 
-		race_stall(r);
 		for (i = 0; i < 2; i++) {
 			l[i].r = r;
 			l[i].remote = !i;
@@ -438,7 +437,10 @@ static void ibpost_race_rounds(struct kunit *test)
 			atomic_set(&l[i].errs, 0);
 			t[i] = ibpost_test_run(test, race_loop_fn, &l[i]);
 		}
-		msleep(50 + get_random_u32() % 400);
+		/* Some registrations go through, then the send queue stalls. */
+		msleep(100);
+		race_stall(r);
+		msleep(get_random_u32() % 400);
 		race_remove(test);
 		for (i = 0; i < 2; i++) {
 			KUNIT_ASSERT_TRUE_MSG(test,
@@ -446,6 +448,7 @@ static void ibpost_race_rounds(struct kunit *test)
 					      "round %d: a registration loop hung",
 					      round);
 			KUNIT_EXPECT_EQ(test, atomic_read(&l[i].errs), 0);
+			KUNIT_EXPECT_GT(test, atomic_read(&l[i].regs), 0);
 		}
 		race_expect_stall_flushed(r);
 		kunit_info(test, "round %d: %d remote and %d local registrations before the removal\n",
