@@ -323,7 +323,7 @@ int ibpost_cq_poll(struct ib_cq *cq, int budget)
  * the CQ cannot be freed meanwhile; nested from a callback of that very
  * poll, without taking it again. Return: whether anything completed.
  */
-static bool ibpost_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
+bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 {
 	bool nested = READ_ONCE(qp->poller) == current;
 	int n = 0;
@@ -339,12 +339,6 @@ static bool ibpost_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 		mutex_unlock(&qp->mutex);
 	}
 	return n > 0;
-}
-
-/* The same, for waiters elsewhere in ibpost (memory registration). */
-void ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
-{
-	ibpost_poll_direct(qp, q);
 }
 
 /*
@@ -388,7 +382,7 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 		spin_unlock_bh(&q->lock);
 		if (slot)
 			return 1;
-		if (direct && ibpost_poll_direct(q->qp, q))
+		if (direct && ibpost_qp_poll_direct(q->qp, q))
 			continue;
 		if (time_after_eq(jiffies, deadline))
 			return 0;

@@ -344,7 +344,7 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 int ibpost_cq_poll(struct ib_cq *cq, int budget);
-void ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);
+bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);
 
 /* drain.c */
 int ibpost_drain_init(struct ibpost_qp *qp);

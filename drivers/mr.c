@@ -474,28 +474,37 @@ struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 }
 
 /*
+ * Count a user on @mr unless ibpost_dereg_mr() revoked it: the user is
+ * counted before the revocation is read, each side's store ordered before
+ * its load by a full barrier, so either dereg sees the user (-EBUSY) or
+ * this sees the revocation. Return: whether the user was counted.
+ */
+static bool ibpost_mr_get_live(struct ibpost_mr *mr)
+{
+	atomic_inc(&mr->users);
+	/* Count the user before reading the revocation: dereg pairs. */
+	smp_mb__after_atomic();
+	if (likely(!READ_ONCE(mr->revoked)))
+		return true;
+	atomic_dec(&mr->users);
+	return false;
+}
+
+/*
  * As ibpost_mr_lookup(), trying @q's last hit first: consumers post from
- * few buffers, and the hit costs no device lock. The hit is pinned like a
- * lookup (a user counted) and then checked against ibpost_dereg_mr()'s
- * revocation, each side's store ordered before its load by a full
- * barrier: either dereg sees the user (and fails with -EBUSY), or the post
- * sees the revocation (and looks the MR up again under the device's lock,
- * where it is gone or, the dereg having failed, back). Dereg clears every
- * queue's hit under that queue's lock before freeing the MR. @q->lock held.
+ * few buffers, and the hit costs no device lock. The hit is pinned with
+ * ibpost_mr_get_live(): when dereg revoked it, the post looks the MR up
+ * again under the device's lock, where it is gone or, the dereg having
+ * failed, back. Dereg clears every queue's hit under that queue's lock
+ * before freeing the MR. @q->lock held.
  */
 struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
 				 const struct ib_sge *sge)
 {
 	struct ibpost_mr *mr = q->mr_hit;
 
-	if (mr && ibpost_mr_covers(mr, sge)) {
-		atomic_inc(&mr->users);
-		/* Count the user before reading the revocation: dereg pairs. */
-		smp_mb__after_atomic();
-		if (likely(!READ_ONCE(mr->revoked)))
-			return mr;
-		atomic_dec(&mr->users);
-	}
+	if (mr && ibpost_mr_covers(mr, sge) && ibpost_mr_get_live(mr))
+		return mr;
 	mr = ibpost_mr_lookup(q->qp->dev, sge);
 	q->mr_hit = mr;
 	return mr;
@@ -508,15 +517,9 @@ struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
  */
 struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
 {
-	if (!mr || mr->dev != q->qp->dev)
+	if (!mr || mr->dev != q->qp->dev || !ibpost_mr_get_live(mr))
 		return NULL;
-	atomic_inc(&mr->users);
-	/* Count the user before reading the revocation: dereg pairs. */
-	smp_mb__after_atomic();
-	if (likely(!READ_ONCE(mr->revoked)))
-		return mr;
-	atomic_dec(&mr->users);
-	return NULL;
+	return mr;
 }
 
 /* @mr is revoked: no queue may keep it as its last hit. */

@@ -91,6 +91,36 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 /* An AH to @qp's own port on ibpost's PD, destroyed at test exit. */
 struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp);
 
+/*
+ * A connected loopback RC pair on @dev polled in @ctx, with
+ * IBPOST_TEST_CBD_N receives on b, each on a buffer of its own whose MR
+ * its completion callback deregisters (from a work item when the callback
+ * runs in softirq, where it cannot sleep). Both QPs are destroyed at test
+ * exit unless destroyed before (ibpost_test_qp_destroy()).
+ */
+#define IBPOST_TEST_CBD_N	4
+
+struct ibpost_test_cbd;
+
+struct ibpost_test_cbd_recv {
+	struct ibpost_test_cbd *cbd;
+	struct work_struct work;
+	struct ibpost_mr *mr;
+	void *buf;
+};
+
+struct ibpost_test_cbd {
+	struct ibpost_qp *a, *b;
+	struct ibpost_test_cbd_recv recv[IBPOST_TEST_CBD_N];
+	atomic_t calls, flushed, dereg_ok;
+};
+
+struct ibpost_test_cbd *ibpost_test_cbd(struct kunit *test,
+					struct ibpost_dev *dev,
+					enum ib_poll_context ctx);
+/* Every receive came back flushed and its MR deregistered. */
+void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c);
+
 /* Run a shell command in the guest; its wait status (0: success). */
 __printf(1, 2) int ibpost_test_sh(const char *fmt, ...);
 

@@ -35,13 +35,32 @@ static void life_wrap_queue(struct ibpost_queue *q)
 	spin_unlock_bh(&q->lock);
 }
 
+/* The next context of @qp's queue: a success, in range, seen once. */
+static long life_wrap_take(struct kunit *test, struct ibpost_qp *qp,
+			   bool send, unsigned long *seen)
+{
+	struct ibpost_comp comp;
+	long c;
+
+	if (send)
+		ibpost_test_send_comp(test, qp, &comp);
+	else
+		ibpost_test_recv_comp(test, qp, &comp);
+	c = (long)comp.context;
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, c >= 1 && c <= LIFE_WRAP_N);
+	KUNIT_EXPECT_FALSE_MSG(test, test_and_set_bit(c - 1, seen),
+			       "%s context %ld came back twice",
+			       send ? "send" : "receive", c);
+	return c;
+}
+
 /* Positions near the wrap: every context exactly once, rings empty. */
 static void ibpost_life_ring_wraps(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	DECLARE_BITMAP(seen_s, LIFE_WRAP_N);
 	DECLARE_BITMAP(seen_r, LIFE_WRAP_N);
-	struct ibpost_comp comp;
 	u8 *ab = p->abuf.buf, *bb = p->bbuf.buf;
 	int i, sig = 0;
 
@@ -70,27 +89,11 @@ static void ibpost_life_ring_wraps(struct kunit *test)
 						 ab + i * 64, 64, p->abuf.mr,
 						 flags));
 	}
-	for (i = 0; i < LIFE_WRAP_N; i++) {
-		long c;
-
-		ibpost_test_recv_comp(test, p->b, &comp);
-		c = (long)comp.context;
-		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
-		KUNIT_ASSERT_TRUE(test, c >= 1 && c <= LIFE_WRAP_N);
-		KUNIT_EXPECT_FALSE_MSG(test, test_and_set_bit(c - 1, seen_r),
-				       "receive context %ld came back twice", c);
-	}
-	for (i = 0; i < sig; i++) {
-		long c;
-
-		ibpost_test_send_comp(test, p->a, &comp);
-		c = (long)comp.context;
-		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
-		KUNIT_ASSERT_TRUE(test, c >= 1 && c <= LIFE_WRAP_N);
-		KUNIT_EXPECT_NE(test, (c - 1) % 3, 1L);
-		KUNIT_EXPECT_FALSE_MSG(test, test_and_set_bit(c - 1, seen_s),
-				       "send context %ld came back twice", c);
-	}
+	for (i = 0; i < LIFE_WRAP_N; i++)
+		life_wrap_take(test, p->b, false, seen_r);
+	for (i = 0; i < sig; i++)
+		KUNIT_EXPECT_NE(test, (life_wrap_take(test, p->a, true,
+						      seen_s) - 1) % 3, 1L);
 	ibpost_test_no_send_comp(test, p->a);
 	KUNIT_EXPECT_EQ(test, memcmp(ab, bb, LIFE_WRAP_N * 64), 0);
 	KUNIT_EXPECT_EQ(test, p->a->sq.head - p->a->sq.tail, 0U);
@@ -101,91 +104,36 @@ static void ibpost_life_ring_wraps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->bbuf.mr->users), 0);
 }
 
-/* Receive callbacks that deregister their own buffer's MR. */
-struct life_cb {
-	struct ibpost_mr *mr[4];
-	void *buf[4];
-	struct work_struct work[4];
-	atomic_t calls, flushed, dereg_ok;
+struct life_destroy {
+	struct kunit *test;
+	struct ibpost_qp *qp;
 };
-
-static void life_cb_dereg(struct life_cb *c, long i)
-{
-	if (!ibpost_dereg_mr(c->mr[i]))
-		atomic_inc(&c->dereg_ok);
-	atomic_inc(&c->calls);
-}
-
-static struct life_cb *life_cb_cur;
-
-static void life_cb_work(struct work_struct *w)
-{
-	struct life_cb *c = life_cb_cur;
-
-	/* The work item's index gives its MR. */
-	life_cb_dereg(c, w - c->work);
-}
-
-static void life_cb_recv_done(struct ibpost_qp *qp, void *context,
-			      const struct ib_wc *wc)
-{
-	struct life_cb *c = ibpost_qp_priv(qp);
-	long i = (long)context;
-
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		atomic_inc(&c->flushed);
-	if (in_softirq())
-		schedule_work(&c->work[i]);	/* cannot sleep here */
-	else
-		life_cb_dereg(c, i);
-}
 
 static int life_destroy_fn(void *arg)
 {
-	ibpost_qp_destroy(arg);
+	struct life_destroy *d = arg;
+
+	ibpost_test_qp_destroy(d->test, d->qp);
 	return 0;
 }
 
+/* Receive callbacks deregister their MRs while their QP is destroyed. */
 static void life_callback_dereg(struct kunit *test, enum ib_poll_context ctx)
 {
-	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_cbd *c = ibpost_test_cbd(test, ibpost_test_dev(test),
+						    ctx);
+	struct life_destroy *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	struct ibpost_test_thread *t;
-	struct ibpost_qp_attr attr;
-	struct ibpost_qp *a, *b;
-	struct life_cb *c;
-	int i;
 
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	life_cb_cur = c;
-	ibpost_test_attr(&attr, IB_QPT_RC);
-	attr.poll_ctx = ctx;
-	attr.recv_done = life_cb_recv_done;
-	attr.priv = c;
-	a = ibpost_test_qp(test, dev, &attr);
-	b = ibpost_qp_create(dev, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
-	for (i = 0; i < 4; i++) {
-		INIT_WORK(&c->work[i], life_cb_work);
-		c->buf[i] = kunit_kzalloc(test, 256, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, c->buf[i]);
-		c->mr[i] = ibpost_reg_msgs(dev, c->buf[i], 256);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->mr[i]);
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(b, (void *)(long)i,
-							  c->buf[i], 256,
-							  c->mr[i]));
-	}
+	KUNIT_ASSERT_NOT_NULL(test, d);
 	/* The MRs are in use: refused while the receives are posted. */
-	KUNIT_EXPECT_EQ(test, ibpost_dereg_mr(c->mr[0]), -EBUSY);
-	t = ibpost_test_run(test, life_destroy_fn, b);
+	KUNIT_EXPECT_EQ(test, ibpost_dereg_mr(c->recv[0].mr), -EBUSY);
+	d->test = test;
+	d->qp = c->b;
+	t = ibpost_test_run(test, life_destroy_fn, d);
 	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 90 * HZ, NULL),
 			      "destroy hung while callbacks deregistered MRs");
-	for (i = 0; i < 4; i++)
-		flush_work(&c->work[i]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 4);
-	KUNIT_EXPECT_EQ(test, atomic_read(&c->flushed), 4);
-	KUNIT_EXPECT_EQ(test, atomic_read(&c->dereg_ok), 4);
+	ibpost_test_cbd_check(test, c);
 }
 
 static void ibpost_life_callback_dereg_softirq(struct kunit *test)

@@ -8,6 +8,7 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/umh.h>
+#include <linux/workqueue.h>
 #include "ibpost_test.h"
 
 char *ibpost_test_ibdev = "rxe0";
@@ -339,6 +340,84 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
 			IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC));
+}
+
+static void ibpost_test_cbd_dereg(struct ibpost_test_cbd_recv *r)
+{
+	if (!ibpost_dereg_mr(r->mr))
+		atomic_inc(&r->cbd->dereg_ok);
+	atomic_inc(&r->cbd->calls);
+}
+
+static void ibpost_test_cbd_work(struct work_struct *w)
+{
+	ibpost_test_cbd_dereg(container_of(w, struct ibpost_test_cbd_recv,
+					   work));
+}
+
+static void ibpost_test_cbd_recv_done(struct ibpost_qp *qp, void *context,
+				      const struct ib_wc *wc)
+{
+	struct ibpost_test_cbd_recv *r = context;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&r->cbd->flushed);
+	if (in_softirq())
+		schedule_work(&r->work);	/* cannot sleep here */
+	else
+		ibpost_test_cbd_dereg(r);
+}
+
+/* After the QPs' destroy (deferred later, so run earlier): no work left. */
+static void ibpost_test_cbd_flush(void *data)
+{
+	struct ibpost_test_cbd *c = data;
+	int i;
+
+	for (i = 0; i < IBPOST_TEST_CBD_N; i++)
+		flush_work(&c->recv[i].work);
+}
+
+struct ibpost_test_cbd *ibpost_test_cbd(struct kunit *test,
+					struct ibpost_dev *dev,
+					enum ib_poll_context ctx)
+{
+	struct ibpost_test_cbd_recv *r;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cbd *c;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < IBPOST_TEST_CBD_N; i++) {
+		c->recv[i].cbd = c;
+		INIT_WORK(&c->recv[i].work, ibpost_test_cbd_work);
+	}
+	ibpost_test_defer(test, ibpost_test_cbd_flush, c);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = ctx;
+	attr.recv_done = ibpost_test_cbd_recv_done;
+	c->a = ibpost_test_qp(test, dev, &attr);
+	c->b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(c->a, c->b));
+	for (i = 0; i < IBPOST_TEST_CBD_N; i++) {
+		r = &c->recv[i];
+		r->buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r->buf);
+		r->mr = ibpost_reg_msgs(dev, r->buf, 256);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->mr);
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(c->b, r, r->buf, 256,
+							  r->mr));
+	}
+	return c;
+}
+
+void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c)
+{
+	ibpost_test_cbd_flush(c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), IBPOST_TEST_CBD_N);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->flushed), IBPOST_TEST_CBD_N);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->dereg_ok), IBPOST_TEST_CBD_N);
 }
 
 int ibpost_test_sh(const char *fmt, ...)

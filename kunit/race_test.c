@@ -162,29 +162,6 @@ static int race_reg_fn(void *arg)
 	return 0;
 }
 
-/*
- * A registration held after its REG_MR came back, until the device is
- * removed: it must fail cleanly, its MR released once (by the removal),
- * nothing published on a device that is gone.
- */
-static void ibpost_race_reg_vs_removal(struct kunit *test)
-{
-	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
-	struct ibpost_gate *g = ibpost_gate(test, IBPOST_HOOK_REG_POSTED);
-	struct ibpost_test_thread *t;
-
-	t = ibpost_test_run(test, race_reg_fn, r);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->arrived,
-							    30 * HZ));
-	race_remove(test);
-	complete_all(&g->release);
-	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 60 * HZ, NULL),
-			      "the registration did not return");
-	KUNIT_EXPECT_TRUE(test, IS_ERR(r->got));
-	if (!IS_ERR_OR_NULL(r->got))
-		ibpost_dereg_mr(r->got);
-}
-
 static int race_reg_msgs_fn(void *arg)
 {
 	struct race *r = arg;
@@ -194,23 +171,52 @@ static int race_reg_msgs_fn(void *arg)
 }
 
 /*
- * A local registration that passed its checks just before the device
- * went: held there until the removal is over, it must see the removal
- * (-ENODEV) instead of mapping on a device that is gone.
+ * Run the registration @fn in a thread, stop it at @point, remove the
+ * device, let it go on; it must return. Its MR (r->got) is the caller's
+ * to check.
  */
-static void ibpost_race_reg_msgs_vs_removal(struct kunit *test)
+static struct race *race_reg_held(struct kunit *test, enum ibpost_hook point,
+				  int (*fn)(void *arg))
 {
 	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
-	struct ibpost_gate *g = ibpost_gate(test, IBPOST_HOOK_REG_CHECKED);
+	struct ibpost_gate *g = ibpost_gate(test, point);
 	struct ibpost_test_thread *t;
 
-	t = ibpost_test_run(test, race_reg_msgs_fn, r);
+	t = ibpost_test_run(test, fn, r);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->arrived,
 							    30 * HZ));
 	race_remove(test);
 	complete_all(&g->release);
 	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 60 * HZ, NULL),
 			      "the registration did not return");
+	return r;
+}
+
+/*
+ * A registration held after its REG_MR came back, until the device is
+ * removed: it must fail cleanly, its MR released once (by the removal),
+ * nothing published on a device that is gone.
+ */
+static void ibpost_race_reg_vs_removal(struct kunit *test)
+{
+	struct race *r = race_reg_held(test, IBPOST_HOOK_REG_POSTED,
+				       race_reg_fn);
+
+	KUNIT_EXPECT_TRUE(test, IS_ERR(r->got));
+	if (!IS_ERR_OR_NULL(r->got))
+		ibpost_dereg_mr(r->got);
+}
+
+/*
+ * A local registration that passed its checks just before the device
+ * went: held there until the removal is over, it must see the removal
+ * (-ENODEV) instead of mapping on a device that is gone.
+ */
+static void ibpost_race_reg_msgs_vs_removal(struct kunit *test)
+{
+	struct race *r = race_reg_held(test, IBPOST_HOOK_REG_CHECKED,
+				       race_reg_msgs_fn);
+
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r->got), -ENODEV);
 	if (!IS_ERR_OR_NULL(r->got))
 		ibpost_dereg_mr(r->got);
@@ -243,67 +249,25 @@ static void ibpost_race_get_comp_after_removal(struct kunit *test)
 			-ENODEV);
 }
 
-/* Completion callbacks that deregister their buffer, during removal. */
-struct race_cb {
-	struct ibpost_dev *dev;
-	struct ibpost_mr *mr[4];
-	void *buf[4];
-	atomic_t calls, flushed, dereg_ok;
-};
-
-static void race_cb_recv_done(struct ibpost_qp *qp, void *context,
-			      const struct ib_wc *wc)
-{
-	struct race_cb *c = ibpost_qp_priv(qp);
-	long i = (long)context;
-
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		atomic_inc(&c->flushed);
-	if (!ibpost_dereg_mr(c->mr[i]))
-		atomic_inc(&c->dereg_ok);
-	atomic_inc(&c->calls);
-}
-
 static int race_remove_fn(void *arg)
 {
 	return ibpost_test_sh("rdma link delete " RACE_DEV);
 }
 
+/* Receive callbacks deregister their MRs during the device's removal. */
 static void race_callback_dereg(struct kunit *test, enum ib_poll_context ctx)
 {
 	struct ibpost_dev *dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct ibpost_test_cbd *c = ibpost_test_cbd(test, dev, ctx);
 	struct ibpost_test_thread *t;
-	struct ibpost_qp_attr attr;
-	struct ibpost_qp *a, *b;
-	struct race_cb *c;
-	int i, ret = -1;
+	int ret = -1;
 
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	ibpost_test_attr(&attr, IB_QPT_RC);
-	attr.poll_ctx = ctx;
-	attr.recv_done = race_cb_recv_done;
-	attr.priv = c;
-	a = ibpost_test_qp(test, dev, &attr);
-	b = ibpost_test_qp(test, dev, &attr);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
-	for (i = 0; i < 4; i++) {
-		c->buf[i] = kunit_kzalloc(test, 256, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, c->buf[i]);
-		c->mr[i] = ibpost_reg_msgs(dev, c->buf[i], 256);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->mr[i]);
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(b, (void *)(long)i,
-							  c->buf[i], 256,
-							  c->mr[i]));
-	}
 	t = ibpost_test_run(test, race_remove_fn, NULL);
 	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 90 * HZ, &ret),
 			      "device removal hung while callbacks deregistered MRs");
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	/* DIRECT too: removal's drain polls, the callbacks run there. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&c->calls), 4);
-	KUNIT_EXPECT_EQ(test, atomic_read(&c->flushed), 4);
-	KUNIT_EXPECT_EQ(test, atomic_read(&c->dereg_ok), 4);
+	ibpost_test_cbd_check(test, c);
 }
 
 static void ibpost_race_callback_dereg_removal_workqueue(struct kunit *test)
