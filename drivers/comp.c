@@ -415,7 +415,7 @@ int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 {
 	return ibpost_get_comp(&qp->sq, comp, timeout_jiffies);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_get_send_comp, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_get_send_comp, IBPOST_NS);
 
 /**
  * ibpost_get_recv_comp - wait for the next returned receive context
@@ -435,4 +435,4 @@ int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 {
 	return ibpost_get_comp(&qp->rq, comp, timeout_jiffies);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_get_recv_comp, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_get_recv_comp, IBPOST_NS);

@@ -73,7 +73,7 @@ struct ibpost_dev *ibpost_dev_get(const char *ibdev_name)
 	spin_unlock_irqrestore(&ibpost_dev_lock, flags);
 	return found;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_dev_get, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_dev_get, IBPOST_NS);
 
 /**
  * ibpost_dev_put - drop a device reference
@@ -87,7 +87,7 @@ void ibpost_dev_put(struct ibpost_dev *dev)
 	if (dev)
 		kref_put(&dev->ref, ibpost_dev_release);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_dev_put, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_dev_put, IBPOST_NS);
 
 /**
  * ibpost_dev_ibdev - the RDMA device behind an ibpost device
@@ -101,7 +101,7 @@ struct ib_device *ibpost_dev_ibdev(struct ibpost_dev *dev)
 {
 	return READ_ONCE(dev->ibdev);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_dev_ibdev, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_dev_ibdev, IBPOST_NS);
 
 /**
  * ibpost_dev_pd - ibpost's protection domain on a device
@@ -117,7 +117,7 @@ struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev)
 {
 	return READ_ONCE(dev->pd);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_dev_pd, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_dev_pd, IBPOST_NS);
 
 /* debugfs "devices": one line per device, under the client lock. */
 void ibpost_show_devs(struct seq_file *m)
@@ -184,7 +184,7 @@ int ibpost_register_client(struct ibpost_client *client)
 	trace_ibpost_client_register(client->name);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_register_client, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_register_client, IBPOST_NS);
 
 /**
  * ibpost_unregister_client - stop hearing about RDMA devices
@@ -207,7 +207,7 @@ void ibpost_unregister_client(struct ibpost_client *client)
 	pr_debug("client %s unregistered\n", client->name);
 	trace_ibpost_client_unregister(client->name);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST_NS);
 
 static int ibpost_add_one(struct ib_device *ibdev)
 {

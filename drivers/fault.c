@@ -72,7 +72,7 @@ int ibpost_fault_inject(unsigned int nth, int err)
 	mutex_unlock(&ibpost_fault_mutex);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_fault_inject, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_fault_inject, IBPOST_NS);
 
 static ssize_t fault_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)

@@ -47,4 +47,4 @@ int ibpost_test_set_hook(ibpost_hook_fn fn, void *data)
 	mutex_unlock(&ibpost_hook_mutex);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_set_hook, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_set_hook, IBPOST_NS);

@@ -20,6 +20,7 @@
 #include <rdma/ib_cm.h>
 #include <trace/misc/rdma.h>
 #include "ibpost_internal.h"
+#include "ibpost_compat.h"
 
 #define ibpost_show_qp_state(s)						\
 	__print_symbolic(s, { IB_QPS_RESET, "RESET" },			\
@@ -35,7 +36,7 @@ DECLARE_EVENT_CLASS(ibpost_dev_class,
 		__field(u32, index)
 	),
 	TP_fast_assign(
-		__assign_str(name, dev_name(&ibdev->dev));
+		ibpost_assign_str(name, dev_name(&ibdev->dev));
 		__entry->index = ibdev->index;
 	),
 	TP_printk("dev=%s index=%u", __get_str(name), __entry->index)
@@ -53,7 +54,7 @@ DECLARE_EVENT_CLASS(ibpost_client_class,
 		__string(name, name)
 	),
 	TP_fast_assign(
-		__assign_str(name, name);
+		ibpost_assign_str(name, name);
 	),
 	TP_printk("client=%s", __get_str(name))
 );
@@ -78,7 +79,7 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 	),
 	TP_fast_assign(
 		strscpy(__entry->dev, qp->dev->name, IB_DEVICE_NAME_MAX);
-		__assign_str(caller, qp->caller);
+		ibpost_assign_str(caller, qp->caller);
 		__entry->qpn = qp->qpn;
 		__entry->scq = qp->sq.cq_id;
 		__entry->rcq = qp->rq.cq_id;

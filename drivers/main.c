@@ -39,5 +39,5 @@ module_exit(ibpost_exit);
 MODULE_AUTHOR("The ibpost authors");
 MODULE_DESCRIPTION("Posting layer with exact IBA 11.4.1.1 semantics for in-kernel RDMA consumers");
 MODULE_LICENSE("GPL");
-/* Shown by modinfo: consumers need MODULE_IMPORT_NS(IBPOST). */
+/* Shown by modinfo: consumers need MODULE_IMPORT_NS(IBPOST_NS). */
 MODULE_INFO(export_ns, "IBPOST");

@@ -197,7 +197,7 @@ struct ibpost_mr *ibpost_reg_msgs(struct ibpost_dev *dev, void *buf,
 		ibpost_mr_unrevoke(mr);
 	return mr;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_reg_msgs, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_reg_msgs, IBPOST_NS);
 
 /* Wait up to @timeout for an internal WR, polling a DIRECT CQ meanwhile. */
 static bool ibpost_sync_wait_for(struct ibpost_qp *qp,
@@ -420,7 +420,7 @@ out_destroy:
 	ibpost_mr_destroy(mr);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_NS_GPL(__ibpost_reg_remote, IBPOST);
+EXPORT_SYMBOL_NS_GPL(__ibpost_reg_remote, IBPOST_NS);
 
 /* The symbols behind the header's macros, for callers taking addresses. */
 struct ibpost_mr *(ibpost_reg_read)(struct ibpost_qp *qp, void *buf,
@@ -428,14 +428,14 @@ struct ibpost_mr *(ibpost_reg_read)(struct ibpost_qp *qp, void *buf,
 {
 	return ibpost_reg_read(qp, buf, len);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_reg_read, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_reg_read, IBPOST_NS);
 
 struct ibpost_mr *(ibpost_reg_write)(struct ibpost_qp *qp, void *buf,
 				     size_t len)
 {
 	return ibpost_reg_write(qp, buf, len);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_reg_write, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_reg_write, IBPOST_NS);
 
 static bool ibpost_mr_covers(const struct ibpost_mr *mr,
 			     const struct ib_sge *sge)
@@ -644,7 +644,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	ibpost_mr_destroy(mr);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_dereg_mr, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_dereg_mr, IBPOST_NS);
 
 /**
  * ibpost_mr_remote_addr - the address a peer uses to reach the buffer
@@ -658,7 +658,7 @@ u64 ibpost_mr_remote_addr(const struct ibpost_mr *mr)
 {
 	return mr->ibmr ? mr->ibmr->iova : 0;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_mr_remote_addr, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_mr_remote_addr, IBPOST_NS);
 
 /**
  * ibpost_mr_rkey - the key a peer uses to reach the buffer
@@ -671,7 +671,7 @@ u32 ibpost_mr_rkey(const struct ibpost_mr *mr)
 {
 	return mr->ibmr ? mr->ibmr->rkey : 0;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_mr_rkey, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_mr_rkey, IBPOST_NS);
 
 /**
  * ibpost_mr_sge - describe part of a registered buffer as an SGE
@@ -696,7 +696,7 @@ int ibpost_mr_sge(const struct ibpost_mr *mr, const void *addr, u32 length,
 	sge->lkey = mr->lkey;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_mr_sge, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_mr_sge, IBPOST_NS);
 
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n)
 {

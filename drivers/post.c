@@ -410,7 +410,7 @@ int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 {
 	return ibpost_post_send_mrs(qp, wr, bad_wr, NULL, NULL);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
 
 int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr,
@@ -508,7 +508,7 @@ int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 {
 	return ibpost_post_recv_mrs(qp, wr, bad_wr, NULL);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_recv_list, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_recv_list, IBPOST_NS);
 
 void ibpost_stats_refused(struct ibpost_stats *st, int err)
 {

@@ -332,7 +332,7 @@ struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
 {
 	return ibpost_qp_new(dev, attr, caller, NULL);
 }
-EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST);
+EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST_NS);
 
 /* The symbol behind the header's macro, for callers taking its address. */
 struct ibpost_qp *(ibpost_qp_create)(struct ibpost_dev *dev,
@@ -340,7 +340,7 @@ struct ibpost_qp *(ibpost_qp_create)(struct ibpost_dev *dev,
 {
 	return ibpost_qp_new(dev, attr, KBUILD_MODNAME, NULL);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST_NS);
 
 /**
  * ibpost_qp_loopback_av - an address vector for the QP's own port
@@ -359,7 +359,7 @@ int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 {
 	return qp->ibqp ? ibpost_loopback_av(qp, ah) : -ENODEV;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_loopback_av, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_loopback_av, IBPOST_NS);
 
 /* Fill an address vector that loops back to @qp's own port. */
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
@@ -521,7 +521,7 @@ out_unlock:
 		pr_debug("loopback connect failed: %d\n", ret);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_connect_loopback, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_connect_loopback, IBPOST_NS);
 
 /* Free a QP whose last reference is gone (its teardown is over). */
 void ibpost_qp_put(struct ibpost_qp *qp)
@@ -625,7 +625,7 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 	mutex_unlock(&dev->qp_lock);
 	ibpost_qp_put(qp);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 
 /*
  * On the way to RESET, qp->mutex held: move the QP to ERR and drain it,
@@ -711,7 +711,7 @@ out_unlock:
 		mutex_unlock(&qp->mutex);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_modify, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_modify, IBPOST_NS);
 
 /**
  * ibpost_qp_ibqp - the provider's QP behind an ibpost QP
@@ -727,7 +727,7 @@ struct ib_qp *ibpost_qp_ibqp(struct ibpost_qp *qp)
 {
 	return READ_ONCE(qp->ibqp);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_ibqp, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_ibqp, IBPOST_NS);
 
 /**
  * ibpost_qp_priv - the consumer's pointer given at creation
@@ -740,7 +740,7 @@ void *ibpost_qp_priv(struct ibpost_qp *qp)
 {
 	return qp->attr.priv;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_priv, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_priv, IBPOST_NS);
 
 /**
  * ibpost_qp_get_attr - the QP's attributes with the granted capacities
@@ -756,4 +756,4 @@ void ibpost_qp_get_attr(struct ibpost_qp *qp, struct ibpost_qp_attr *attr)
 {
 	*attr = qp->attr;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_get_attr, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_qp_get_attr, IBPOST_NS);

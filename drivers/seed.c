@@ -134,7 +134,7 @@ int ibpost_post_send(struct ibpost_qp *qp, void *context, void *addr,
 		return ibpost_seed_refused(qp, true, ret);
 	return ibpost_seed_post(qp, &s, &wr, context, flags);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_send, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_send, IBPOST_NS);
 
 /**
  * ibpost_post_sendv - post one SEND gathered from several buffers
@@ -159,7 +159,7 @@ int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
 		return ibpost_seed_refused(qp, true, ret);
 	return ibpost_seed_post(qp, &s, &wr, context, flags);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST_NS);
 
 static int ibpost_seed_recv(struct ibpost_qp *qp, struct ibpost_seed *s,
 			    void *context)
@@ -195,7 +195,7 @@ int ibpost_post_recv(struct ibpost_qp *qp, void *context, void *addr,
 		return ibpost_seed_refused(qp, false, ret);
 	return ibpost_seed_recv(qp, &s, context);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_recv, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_recv, IBPOST_NS);
 
 /**
  * ibpost_post_recvv - post one receive scattered over several buffers
@@ -218,7 +218,7 @@ int ibpost_post_recvv(struct ibpost_qp *qp, void *context,
 		return ibpost_seed_refused(qp, false, ret);
 	return ibpost_seed_recv(qp, &s, context);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST_NS);
 
 /**
  * ibpost_post_read - RDMA READ from a peer's buffer into a local one
@@ -247,7 +247,7 @@ int ibpost_post_read(struct ibpost_qp *qp, void *context, void *addr,
 	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context, flags,
 				remote_addr, rkey);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_read, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_read, IBPOST_NS);
 
 /**
  * ibpost_post_readv - RDMA READ scattered into several local buffers
@@ -275,7 +275,7 @@ int ibpost_post_readv(struct ibpost_qp *qp, void *context,
 	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context, flags,
 				remote_addr, rkey);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_readv, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_readv, IBPOST_NS);
 
 /**
  * ibpost_post_write - RDMA WRITE from a local buffer to a peer's
@@ -304,7 +304,7 @@ int ibpost_post_write(struct ibpost_qp *qp, void *context, void *addr,
 	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context, flags,
 				remote_addr, rkey);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_write, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_write, IBPOST_NS);
 
 /**
  * ibpost_post_writev - RDMA WRITE gathered from several local buffers
@@ -332,7 +332,7 @@ int ibpost_post_writev(struct ibpost_qp *qp, void *context,
 	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context, flags,
 				remote_addr, rkey);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST_NS);
 
 /**
  * ibpost_post_ud_send - post one datagram on a UD QP
@@ -367,4 +367,4 @@ int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
 		return ibpost_seed_refused(qp, true, ret);
 	return ibpost_seed_post(qp, &s, &wr.wr, context, flags);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_post_ud_send, IBPOST);
+EXPORT_SYMBOL_NS_GPL(ibpost_post_ud_send, IBPOST_NS);

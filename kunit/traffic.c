@@ -283,4 +283,4 @@ module_exit(tr_exit);
 
 MODULE_DESCRIPTION("ibpost test consumer keeping traffic up through device removal");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(IBPOST);
+MODULE_IMPORT_NS(IBPOST_NS);

@@ -351,4 +351,4 @@ module_exit(xs_exit);
 
 MODULE_DESCRIPTION("ibpost two-host test server: an rdma_cm ULP on ibpost");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(IBPOST);
+MODULE_IMPORT_NS(IBPOST_NS);

@@ -18,7 +18,16 @@
 #
 # for the newest installed /usr/src/linux-headers-*-amd64 (or the kernel
 # version in IBPOST_DKMS_KVER), always with -k: the running kernel need
-# not be a Debian one. It checks that ibpost.ko, ibpost_demo.ko and, when
+# not be a Debian one. IBPOST_DKMS_KSRC names a headers tree that is not
+# installed (a linux-headers package unpacked with dpkg -x), passed to dkms
+# as --kernelsourcedir. With IBPOST_DKMS_STAGE=<dir>, it also runs
+#
+#   dkms install -m ibpost -v <version> -k <kernel version> \
+#        --installtree <tmp> --no-depmod
+#
+# and copies what dkms installed (updates/dkms/*.ko) and the kept
+# Module.symvers into <dir>, for a guest booting that kernel to depmod
+# and modprobe. It checks that ibpost.ko, ibpost_demo.ko and, when
 # the tree has drivers/bench, ibpost_bench.ko were built, what modinfo says
 # about them, and that the Module.symvers kept for consumers lists ibpost's
 # exports in namespace IBPOST. Then, whatever happened, it removes the
@@ -78,25 +87,31 @@ newest_headers() {
 	done | sort -V | tail -n 1
 }
 
-if ! command -v dkms >/dev/null || [[ -z $(newest_headers) ]]; then
+if ! command -v dkms >/dev/null ||
+   { [[ -z ${IBPOST_DKMS_KSRC:-} ]] && [[ -z $(newest_headers) ]]; }; then
 	[[ ${IBPOST_NO_APT:-} == 1 ]] &&
 		die "dkms or linux-headers-amd64 missing and IBPOST_NO_APT=1"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get -q update
-	apt-get -q install -y --no-install-recommends dkms linux-headers-amd64
+	pkgs=(dkms)
+	# An unpacked headers tree (IBPOST_DKMS_KSRC) needs no headers package.
+	[[ -n ${IBPOST_DKMS_KSRC:-} ]] || pkgs+=(linux-headers-amd64)
+	apt-get -q install -y --no-install-recommends "${pkgs[@]}"
 fi
 
 kver=${IBPOST_DKMS_KVER:-$(newest_headers)}
 [[ -n $kver ]] || die "no /usr/src/linux-headers-*-amd64 installed"
-[[ -d /lib/modules/$kver/build ]] ||
-	die "no /lib/modules/$kver/build: install linux-headers-$kver"
+ksrc=${IBPOST_DKMS_KSRC:-/lib/modules/$kver/build}
+[[ -d $ksrc ]] || die "no $ksrc: install linux-headers-$kver"
+ksrc_opt=()
+[[ -n ${IBPOST_DKMS_KSRC:-} ]] && ksrc_opt=(--kernelsourcedir "$ksrc")
 arch=$(uname -m)
 
 # dkms.conf is a bash fragment dkms sources; read it the same way.
 read -r name version < <(
 	set +u	# dkms sets more variables than these
 	# shellcheck disable=SC2034 # dkms.conf's MAKE uses them
-	kernel_source_dir=/lib/modules/$kver/build kernelver=$kver
+	kernel_source_dir=$ksrc kernelver=$kver
 	# shellcheck source=/dev/null
 	. "$src/dkms.conf"
 	echo "$PACKAGE_NAME $PACKAGE_VERSION")
@@ -137,7 +152,7 @@ fi
 added=1
 show "$tmp/add.log"
 
-if ! dkms build -m ibpost -v "$version" -k "$kver" \
+if ! dkms build -m ibpost -v "$version" -k "$kver" "${ksrc_opt[@]}" \
 	--dkmstree "$dkms_tree" >"$tmp/build.log" 2>&1; then
 	cat "$tmp/build.log" >&2
 	log=$dkms_tree/ibpost/$version/build/make.log
@@ -194,5 +209,26 @@ awk -F '\t' '$3 ~ /(^|\/)ibpost$/ { n++ }
 	}
 	END { exit (bad || !n) }' "$symvers" >&2 ||
 	die "ibpost's exports are not all GPL in namespace IBPOST ($symvers)"
+
+if [[ -n ${IBPOST_DKMS_STAGE:-} ]]; then
+	# dkms installs only for a kernel whose module tree exists.
+	mkdir -p "$tmp/installtree/$kver"
+	if ! dkms install -m ibpost -v "$version" -k "$kver" "${ksrc_opt[@]}" \
+		--dkmstree "$dkms_tree" --installtree "$tmp/installtree" \
+		--no-depmod >"$tmp/install.log" 2>&1; then
+		cat "$tmp/install.log" >&2
+		die "dkms install failed for $kver"
+	fi
+	show "$tmp/install.log"
+	inst=$tmp/installtree/$kver/updates/dkms
+	for m in "${modules[@]}"; do
+		compgen -G "$inst/$m.ko*" >/dev/null ||
+			die "dkms install put no $m.ko into $inst"
+	done
+	mkdir -p "$IBPOST_DKMS_STAGE/updates"
+	cp -a "$inst" "$IBPOST_DKMS_STAGE/updates/"
+	cp "$symvers" "$IBPOST_DKMS_STAGE/Module.symvers"
+	echo "dkms: installed into $IBPOST_DKMS_STAGE for $kver"
+fi
 
 echo "dkms: build ok for $kver ($n modules)"

@@ -3,7 +3,10 @@
 #
 # /init of the ibpost test guest (busybox). The kernel command line picks
 # the job: ibpost.mode=test runs the KUnit suites and the device
-# add/remove scenarios, ibpost.mode=demo runs the demo ULP. Results go to
+# add/remove scenarios, ibpost.mode=demo runs the demo ULP, xhost-a and
+# xhost-b are the two guests of the two-host stage, and ibpost.mode=stock
+# runs on Debian's own kernel with ibpost installed by DKMS (modprobe by
+# name, the demo's checks, the scenarios that need no KUnit). Results go to
 # the kernel log (/dev/kmsg) so they interleave in order with the kernel's
 # own KTAP output on the console; the host parses them with kunit.py.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -24,12 +27,22 @@ echo 240 > /proc/sys/kernel/hung_task_timeout_secs
 # Forget what boot left behind, so a later scan shows only our leaks.
 [ -e $KL ] && { echo scan=off > $KL; echo scan > $KL; echo clear > $KL; }
 
-echo /bin/modprobe > /proc/sys/kernel/modprobe
+# kmod's tools (Debian's 6.12 modules are xz-compressed); functions, since
+# busybox's shell would run its own applets of the same names.
+for t in modprobe insmod rmmod lsmod depmod modinfo; do
+	eval "$t() { /sbin/$t \"\$@\"; }"
+done
+echo /sbin/modprobe > /proc/sys/kernel/modprobe
+# The stock kernel's module tree holds what DKMS installed: index it, as
+# the package's postinst would.
+[ "$mode" = stock ] && depmod -a
 modprobe crc32_generic
 modprobe rdma_rxe
 modprobe rdma_cm
 modprobe dummy
-[ "$mode" = bench ] || modprobe kunit
+case "$mode" in
+test|demo|xhost-*) modprobe kunit ;;
+esac
 case "$mode" in
 xhost-*)
 	# Two guests: rxe0 on the virtio-net NIC that joins them.
@@ -45,7 +58,17 @@ xhost-*)
 	rdma link add rxe0 type rxe netdev d0
 	;;
 esac
-insmod /ibpost/ibpost.ko
+
+# ibpost itself: the build's module in the test guests, the one DKMS
+# installed (found by name) on a stock kernel.
+if [ "$mode" = stock ]; then
+	load_ibpost() { modprobe ibpost; }
+	unload_ibpost() { modprobe -r ibpost; }
+else
+	load_ibpost() { insmod /ibpost/ibpost.ko; }
+	unload_ibpost() { rmmod ibpost; }
+	load_ibpost
+fi
 
 finish() {
 	if [ -e $KL ]; then
@@ -59,7 +82,7 @@ finish() {
 	poweroff -f
 }
 
-# Scenario results as one more KTAP suite, "ibpost_scenarios".
+# Scenario results as a KTAP suite, "ibpost_scenarios".
 SC_N=0
 sc_result() {	# name, then a command whose status is the result
 	name=$1; shift
@@ -140,15 +163,15 @@ sc_rxe1_delete_with_qps() {
 
 sc_reload_3_times() {
 	for i in 1 2 3; do
-		rmmod ibpost || return 1
-		insmod /ibpost/ibpost.ko || return 1
+		unload_ibpost || return 1
+		load_ibpost || return 1
 		listed rxe0 || return 1
 	done
 }
 
 sc_load_before_device() {
-	rmmod ibpost && rdma link delete rxe0 || return 1
-	insmod /ibpost/ibpost.ko || return 1
+	unload_ibpost && rdma link delete rxe0 || return 1
+	load_ibpost || return 1
 	[ ! -s /sys/kernel/debug/ibpost/devices ] || return 1
 	rdma link add rxe0 type rxe netdev d0 || return 1
 	listed rxe0 && cat /sys/kernel/debug/ibpost/devices
@@ -185,7 +208,7 @@ sc_removal_under_traffic() {
 			[ "${9}" = 1 ] && [ "${11}" = -19 ] || return 1
 		i=$((i + 1))
 	done
-	rmmod ibpost_traffic && rmmod ibpost && insmod /ibpost/ibpost.ko &&
+	rmmod ibpost_traffic && unload_ibpost && load_ibpost &&
 		listed rxe0
 }
 
@@ -199,13 +222,31 @@ sc_fault_inject_file() {
 	echo 0 > $f && grep -q "^armed 0 " $f
 }
 
+# The KTAP header of a KUnit module's suites. 6.12 prints it itself when
+# the module loads (kunit_module_init() in lib/kunit/test.c); 6.1 prints
+# the suites only, so there the guest supplies the version and the plan.
+ktap_module_header() {
+	kmsg "ibpost-guest: KUnit module follows"
+	case "$(uname -r)" in
+	6.1.*) kmsg "KTAP version 1"; kmsg "1..$1" ;;
+	esac
+}
+
+# The guest's own results (scenarios, server checks) are a KTAP document
+# of their own, after this line; the host parses the two apart.
+ktap_guest_document() {
+	kmsg "ibpost-guest: guest results follow"
+	kmsg "KTAP version 1"
+	kmsg "1..1"
+}
+
 run_tests() {
 	nsuites=$(cat /ibpost/nsuites)
-	kmsg "KTAP version 1"
-	kmsg "1..$((nsuites + 1))"
+	ktap_module_header "$nsuites"
 	insmod /ibpost/ibpost_kunit.ko
 	rmmod ibpost_kunit
 
+	ktap_guest_document
 	kmsg "    KTAP version 1"
 	kmsg "    # Subtest: ibpost_scenarios"
 	kmsg "    1..7"
@@ -218,9 +259,9 @@ run_tests() {
 	sc_result fault_inject_file sc_fault_inject_file
 	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
 	if [ $SC_FAIL = 0 ]; then
-		kmsg "ok $((nsuites + 1)) ibpost_scenarios"
+		kmsg "ok 1 ibpost_scenarios"
 	else
-		kmsg "not ok $((nsuites + 1)) ibpost_scenarios"
+		kmsg "not ok 1 ibpost_scenarios"
 	fi
 }
 
@@ -246,8 +287,7 @@ run_xhost_a() {
 		n=$((n + 1))
 	done
 	cat $XS | while read -r l; do kmsg "ibpost-xhost-server: $l"; done
-	kmsg "KTAP version 1"
-	kmsg "1..1"
+	ktap_guest_document
 	kmsg "    KTAP version 1"
 	kmsg "    # Subtest: ibpost_xhost_server"
 	kmsg "    1..5"
@@ -280,10 +320,54 @@ run_xhost_b() {
 		ip neigh | while read -r l; do kmsg "ibpost-guest: B: $l"; done
 		while read -r l; do kmsg "ibpost-guest: B: $l"; done < /proc/interrupts
 	fi
-	kmsg "KTAP version 1"
-	kmsg "1..1"
+	ktap_module_header 1
 	insmod /ibpost/ibpost_xhost_kunit.ko
 	rmmod ibpost_xhost_kunit
+}
+
+# Debian's stock kernel, ibpost installed by DKMS: loaded by name from
+# updates/dkms, the demo's data checks, the scenarios that need no KUnit,
+# unloaded at the end. One KTAP suite, "ibpost_stock".
+sc_modprobe_by_name() {
+	modprobe ibpost || return 1
+	modinfo -n ibpost | grep -q "/updates/dkms/ibpost.ko" &&
+		grep -q "^ibpost " /proc/modules && listed rxe0
+}
+
+sc_demo_checks() {
+	modprobe ibpost_demo || return 1
+	# rmmod, not modprobe -r: that would unload ibpost with it.
+	rmmod ibpost_demo || return 1
+	dmesg | sed -n '/ibpost_demo: ==== ibpost demo on/,$p' | grep ibpost_demo
+	dmesg | grep -Eq "ibpost demo: ([0-9]+) of \1 checks passed"
+}
+
+sc_unload() {
+	unload_ibpost && ! grep -q "^ibpost " /proc/modules
+}
+
+run_stock() {
+	kmsg "ibpost-guest: $(uname -r), $(uname -v)"
+	ktap_guest_document
+	kmsg "    KTAP version 1"
+	kmsg "    # Subtest: ibpost_stock"
+	kmsg "    1..10"
+	SC_FAIL=0
+	sc_result modprobe_ibpost_by_name sc_modprobe_by_name
+	sc_result demo_data_checks sc_demo_checks
+	sc_result rxe1_add_appears sc_rxe1_add_appears
+	sc_result holder_credit_and_trace sc_holder_credit_and_trace
+	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
+	sc_result reload_3_times sc_reload_3_times
+	sc_result load_before_device sc_load_before_device
+	sc_result fault_inject_file sc_fault_inject_file
+	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
+	sc_result unload_ibpost sc_unload
+	if [ $SC_FAIL = 0 ]; then
+		kmsg "ok 1 ibpost_stock"
+	else
+		kmsg "not ok 1 ibpost_stock"
+	fi
 }
 
 run_demo() {
@@ -305,6 +389,7 @@ demo) run_demo ;;
 bench) sh /ibpost/bench.sh ;;
 xhost-a) run_xhost_a ;;
 xhost-b) run_xhost_b ;;
+stock) run_stock ;;
 *) kmsg "ibpost-guest: unknown mode '$mode'" ;;
 esac
 finish

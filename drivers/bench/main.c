@@ -469,4 +469,4 @@ module_exit(bench_exit);
 
 MODULE_DESCRIPTION("ibpost benchmark: ibpost against raw verbs on a loopback RC pair");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(IBPOST);
+MODULE_IMPORT_NS(IBPOST_NS);

@@ -395,4 +395,4 @@ module_exit(demo_exit);
 
 MODULE_DESCRIPTION("ibpost demo ULP: a consumer of ibpost's exported API");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(IBPOST);
+MODULE_IMPORT_NS(IBPOST_NS);

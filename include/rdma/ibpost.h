@@ -4,13 +4,27 @@
  *
  * The binding API and semantics are described in Documentation/api.rst.
  * Every symbol here is exported in namespace IBPOST: consumers add
- * MODULE_IMPORT_NS(IBPOST).
+ * MODULE_IMPORT_NS(IBPOST_NS), or MODULE_IMPORT_NS(IBPOST) on kernels
+ * before 6.13.
  */
 #ifndef _RDMA_IBPOST_H
 #define _RDMA_IBPOST_H
 
 #include <linux/types.h>
+#include <linux/version.h>
 #include <rdma/ib_verbs.h>
+
+/*
+ * IBPOST_NS - the symbol namespace of every ibpost export, the one place
+ * it is spelled. Linux 6.13 made namespaces string literals in
+ * EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS(); earlier kernels take a
+ * bare token, which they stringify themselves.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define IBPOST_NS "IBPOST"
+#else
+#define IBPOST_NS IBPOST
+#endif
 
 struct ibpost_dev;
 struct ibpost_qp;

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib.sh - what scripts/ibpost.sh and scripts/stock.sh share: logging,
+# booting a guest, packing binaries into an initramfs, checking a kernel
+# log and parsing its KTAP documents. Sourced, never run; every function
+# takes what it needs as arguments.
+
+log() { printf '[ibpost %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "FAIL: $*"; exit 1; }
+
+# Copy an executable and the shared libraries it links into root $2.
+copy_with_libs() {
+	local bin=$1 root=$2 lib
+	mkdir -p "$root$(dirname "$bin")"
+	cp -L "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+# The userspace every guest has: busybox, iproute2's ip and rdma
+# (busybox's ip cannot add dummy links), and kmod's module tools (they
+# read the compressed modules of Debian's 6.12 packages, busybox's do
+# not). Into root $1, with /init from $2.
+guest_userspace() {
+	local root=$1 init=$2 t
+	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,ibpost,lib/modules}
+	cp /bin/busybox "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	copy_with_libs "$(command -v rdma)" "$root"
+	copy_with_libs "$(command -v ip)" "$root"
+	copy_with_libs /usr/bin/kmod "$root"
+	for t in modprobe insmod rmmod lsmod depmod modinfo; do
+		ln -s /usr/bin/kmod "$root/sbin/$t"
+	done
+	cp "$init" "$root/init"
+}
+
+# Pack root $1 into the gzipped cpio $2.
+pack_initramfs() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) > "$2"
+}
+
+# Boot kernel image $1 with initramfs $2 in job mode $3, console to $4,
+# killed after $5 seconds; further arguments go to QEMU (the two-guest
+# link). TCG, two vCPUs, no NIC attached to the host. $BOOT_APPEND adds
+# to the kernel command line.
+boot_guest() {
+	local image=$1 initrd=$2 mode=$3 console=$4 timeout=$5 rc=0
+	shift 5
+	log "booting $(basename "$image") (mode $mode, TCG, 2 vCPUs, no host NIC), console in $console"
+	timeout --foreground -k 10 "$timeout" \
+		qemu-system-x86_64 -accel tcg -nodefaults -no-reboot \
+		-nographic -serial stdio -nic none -bios qboot.rom \
+		-m 2048 -smp 2 -kernel "$image" -initrd "$initrd" "$@" \
+		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic kasan_multi_shot ibpost.mode=$mode ${BOOT_APPEND:-}" \
+		< /dev/null > "$console" 2>&1 || rc=$?
+	[ $rc = 124 ] && log "guest timed out after $timeout s"
+	return $rc
+}
+
+# Kernel reports that fail a run, wherever they appear in the log.
+# RCU stalls, soft and hard lockups and RT throttling are reports too: a
+# run that starves the CPU is not a clean run.
+REPORTS='BUG:|WARNING:|Oops|KASAN|INFO: (task .* blocked|possible|lockdep|trying to register)|unreferenced object|kmemleak-report: |ODEBUG|Kernel panic|general protection fault|UBSAN|list_(add|del) corruption|circular locking|inconsistent lock state|RESTRACK|rcu: INFO|rcu_(preempt|sched|bh) (self-)?detected stall|detected stalls on CPUs|soft lockup|hard LOCKUP|RT throttling'
+
+# The guest of console $1 powered off by itself, and its log holds no
+# kernel report.
+check_log() {
+	local console=$1 fail=0
+	if ! grep -q "ibpost-guest: done, powering off" "$console"; then
+		log "the guest did not reach power-off ($console)"
+		fail=1
+	fi
+	if grep -nE "$REPORTS" "$console" >&2; then
+		log "the kernel log $console holds the reports above"
+		fail=1
+	fi
+	return $fail
+}
+
+# Parse the KTAP documents of console $1 with kunit.py of kernel source
+# $2: the KUnit module's (between the guest's two markers) and the
+# guest's own results (after the second), each on its own, since 6.12
+# prints a KUnit module's header itself. Results go to $3-{module,guest}
+# .{log,txt,json}. Prints "suites tests passed", summed over both; fails
+# when a document that is there does not parse or does not pass.
+ktap_parse() {
+	local console=$1 src=$2 base=$3 part fail=0 suites=0 tests=0 passed=0
+	local j
+	sed -n '/ibpost-guest: KUnit module follows/,/ibpost-guest: guest results follow/p' \
+		"$console" > "$base-module.log"
+	sed -n '/ibpost-guest: guest results follow/,$p' "$console" \
+		> "$base-guest.log"
+	for part in module guest; do
+		grep -q "KTAP version" "$base-$part.log" || continue
+		python3 "$src/tools/testing/kunit/kunit.py" parse \
+			--json="$base-$part.json" "$base-$part.log" \
+			> "$base-$part.txt" 2>&1 || fail=1
+		cat "$base-$part.txt" >&2
+		j=$(python3 - "$base-$part.json" <<'PY' 2>/dev/null || echo "0 0 0"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def cases(g):
+    for s in g.get("sub_groups", []):
+        yield from cases(s)
+    for t in g.get("test_cases", []):
+        yield t
+all_cases = list(cases(d))
+print(len(d.get("sub_groups", [])), len(all_cases),
+      sum(1 for t in all_cases if t.get("status") == "PASS"))
+PY
+)
+		set -- $j
+		suites=$((suites + $1)) tests=$((tests + $2))
+		passed=$((passed + $3))
+	done
+	echo "$suites $tests $passed"
+	return $fail
+}

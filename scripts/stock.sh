@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# stock.sh - the stock-kernel stage of scripts/ibpost.sh (sourced): ibpost
+# the way users install it, on Debian's own kernels.
+#
+# For a kernel series (6.1, 6.12) it takes the Debian kernel release the
+# archive's metapackage points at, downloads that release's unmodified
+# linux-image and linux-headers packages (apt-get download) and unpacks
+# them into the cache with dpkg -x, never onto the system. Then
+#
+#   1. scripts/dkms-check.sh builds ibpost through DKMS against those
+#      headers and "dkms install"s it into a staging tree;
+#   2. the test consumers (ibpost_holder, ibpost_traffic) are built
+#      against the Module.symvers DKMS kept, as a user's own ULP would be;
+#   3. QEMU boots the package's vmlinuz with its own modules (rdma_rxe,
+#      ib_core, ...) plus the DKMS-installed ones in updates/dkms; the
+#      guest runs depmod, loads ibpost and the demo by name (modprobe),
+#      checks the demo's data, runs the device add/remove scenarios that
+#      need no KUnit, and unloads everything.
+#
+# Needs lib.sh's functions.
+
+# The Debian kernel release (e.g. 6.12.117+deb12-amd64) of series $1.
+stock_kver() {
+	local meta
+	case $1 in
+	6.1) meta=linux-image-amd64 ;;
+	*) meta=linux-image-$1-amd64 ;;
+	esac
+	apt-cache depends "$meta" 2>/dev/null |
+		sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' |
+		head -n 1
+}
+
+# The packages of release $1 the stage unpacks: its image, its headers
+# and what the headers need to build a module (common headers, kbuild).
+stock_packages() {
+	local kver=$1
+	echo "linux-image-$kver linux-headers-$kver"
+	apt-cache depends "linux-headers-$kver" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-\(headers\|kbuild\)-[^ <>]*\)$/\1/p'
+}
+
+# Download and unpack release $1's packages under cache $2, once; prints
+# the root they are unpacked in.
+stock_root() {
+	local kver=$1 root=$2/stock-$1 p dl
+	if [ ! -e "$root/.ibpost-unpacked" ]; then
+		log "stock $kver: apt-get download and dpkg -x of $(stock_packages "$kver" | xargs)"
+		rm -rf "$root" && mkdir -p "$root/debs" "$root/root"
+		dl=$root/debs
+		# shellcheck disable=SC2046 # one word per package
+		(cd "$dl" && apt-get download -q $(stock_packages "$kver")) \
+			> "$root/download.log" 2>&1 ||
+			{ cat "$root/download.log" >&2; return 1; }
+		for p in "$dl"/*.deb; do
+			dpkg -x "$p" "$root/root" || return 1
+		done
+		# The headers' Makefile includes the common headers by their
+		# absolute /usr/src path: point it into the unpacked tree.
+		sed -i "s|/usr/src/|$root/root/usr/src/|" \
+			"$root/root/usr/src/linux-headers-$kver/Makefile"
+		rm -rf "$dl"
+		touch "$root/.ibpost-unpacked"
+	fi
+	echo "$root/root"
+}
+
+# The package's modules the guest loads (and those they depend on), from
+# unpacked root $1 of release $2 into initramfs root $3, with the files
+# depmod reads; the whole tree would not fit a guest's memory.
+STOCK_MODULES="rdma_rxe siw rdma_cm ib_uverbs dummy crc32_generic"
+stock_modules() {
+	local root=$1 kver=$2 ir=$3 m f
+	depmod -b "$root" "$kver" || return 1
+	mkdir -p "$ir/lib/modules/$kver"
+	cp "$root/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} \
+		"$ir/lib/modules/$kver/"
+	for m in $STOCK_MODULES; do
+		# A module the release does not have (siw in 6.1) is skipped.
+		modprobe -d "$root" -S "$kver" --show-depends "$m" 2>/dev/null ||
+			true
+	done | awk '$1 == "insmod" { print $2 }' | sort -u |
+		while read -r f; do
+			mkdir -p "$ir$(dirname "${f#"$root"}")"
+			cp "$f" "$ir${f#"$root"}"
+		done
+}
+
+# Build the test consumers against the headers in $1 and ibpost's
+# Module.symvers $2, into $3.
+stock_consumers() {
+	local ksrc=$1 symvers=$2 dir=$3
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp "$REPO/kunit/holder.c" "$REPO/kunit/traffic.c" "$dir/"
+	cat > "$dir/Kbuild" <<-EOK
+	ccflags-y += -I$REPO/include
+	obj-m := ibpost_holder.o ibpost_traffic.o
+	ibpost_holder-y := holder.o
+	ibpost_traffic-y := traffic.o
+	EOK
+	make -C "$ksrc" M="$dir" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 modules \
+		> "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; return 1; }
+	if grep -E "warning:|error:" "$dir/build.log" >&2; then
+		return 1
+	fi
+}
+
+# The stage for series $1: repository $2, cache $3, results in $4, the
+# series' kernel source $5 (for kunit.py). Appends to the report.
+stock_stage() {
+	local series=$1 repo=$2 cache=$3 out=$4 src=$5 kver root ksrc stage
+	local initrd r fail=0 t
+	kver=$(stock_kver "$series")
+	if [ -z "$kver" ]; then
+		apt-get update -qq
+		kver=$(stock_kver "$series")
+	fi
+	[ -n "$kver" ] || { log "stock $series: no Debian kernel release found"; return 1; }
+	log "==== Linux $series: Debian's stock kernel $kver, ibpost through DKMS ===="
+	root=$(stock_root "$kver" "$cache") || return 1
+	ksrc=$root/usr/src/linux-headers-$kver
+	stage=$out/stock
+	rm -rf "$stage" && mkdir -p "$stage"
+	t=$(date +%s)
+	IBPOST_DKMS_KVER=$kver IBPOST_DKMS_KSRC=$ksrc \
+		IBPOST_DKMS_STAGE=$stage/dkms \
+		"$repo/scripts/dkms-check.sh" "$repo" >&2 || fail=1
+	report "$series" "dkms $kver" "dkms build + install against linux-headers-$kver ($(( $(date +%s) - t )) s)" $fail
+	[ $fail = 0 ] || return 1
+	stock_consumers "$ksrc" "$stage/dkms/Module.symvers" "$stage/consumers" ||
+		{ report "$series" "stock kernel" "test consumers did not build" 1; return 1; }
+
+	local ir=$stage/initramfs
+	guest_userspace "$ir" "$repo/scripts/guest-init.sh"
+	stock_modules "$root" "$kver" "$ir" || return 1
+	mkdir -p "$ir/lib/modules/$kver/updates"
+	cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/"
+	cp "$stage"/consumers/*.ko "$ir/ibpost/"
+	pack_initramfs "$ir" "$stage/initramfs.cpio.gz"
+	initrd=$stage/initramfs.cpio.gz
+	boot_guest "$root/boot/vmlinuz-$kver" "$initrd" stock \
+		"$out/console-stock.log" "$VM_TIMEOUT" || fail=1
+	r=$(ktap_parse "$out/console-stock.log" "$src" "$out/kunit-stock") ||
+		fail=1
+	set -- $r
+	[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] || fail=1
+	check_log "$out/console-stock.log" || fail=1
+	report "$series" "stock kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, rmmod)" $fail
+	return $fail
+}
