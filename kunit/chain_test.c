@@ -28,6 +28,8 @@ enum chain_fault {
 	F_ATOMIC_MISALIGNED,
 	F_UD_WITHOUT_AH,
 	F_NO_SLOTS,
+	F_OPCODE_FLUSH,
+	F_OPCODE_ATOMIC_WRITE,
 	F_COUNT
 };
 
@@ -36,6 +38,7 @@ static const char * const chain_fault_name[F_COUNT] = {
 	"too_many_sge", "inline_too_long", "inline_on_read",
 	"sge_without_mr", "sge_outside_mr", "atomic_length",
 	"atomic_misaligned", "ud_without_ah", "no_slots",
+	"opcode_flush", "opcode_atomic_write",
 };
 
 struct chain_case {
@@ -56,6 +59,7 @@ static const struct chain_case chain_cases[] = {
 	{ F_ATOMIC_MISALIGNED, 0 }, { F_ATOMIC_MISALIGNED, 1 }, { F_ATOMIC_MISALIGNED, 2 },
 	{ F_UD_WITHOUT_AH, 0 }, { F_UD_WITHOUT_AH, 1 }, { F_UD_WITHOUT_AH, 2 },
 	{ F_NO_SLOTS, 0 }, { F_NO_SLOTS, 1 }, { F_NO_SLOTS, 2 },
+	{ F_OPCODE_FLUSH, 1 }, { F_OPCODE_ATOMIC_WRITE, 2 },
 };
 
 static void chain_case_desc(const struct chain_case *c, char *desc)
@@ -129,6 +133,13 @@ static void chain_apply_fault(struct kunit *test, struct chain_env *e,
 		break;
 	case F_OPCODE_REG_MR:
 		wr->opcode = IB_WR_REG_MR;
+		break;
+	case F_OPCODE_FLUSH:
+		/* 6.12's persistent-memory flush: not in the contract. */
+		wr->opcode = IBPOST_TEST_WR_FLUSH;
+		break;
+	case F_OPCODE_ATOMIC_WRITE:
+		wr->opcode = IBPOST_TEST_WR_ATOMIC_WRITE;
 		break;
 	case F_TOO_MANY_SGE:
 		for (k = 0; k <= e->got.max_send_sge && k < 32; k++)

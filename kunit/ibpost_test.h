@@ -9,6 +9,7 @@
 
 #include <kunit/test.h>
 #include <rdma/ibpost.h>
+#include "compat.h"
 
 extern char *ibpost_test_ibdev;
 

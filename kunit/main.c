@@ -235,7 +235,7 @@ struct ibpost_test_pair *ibpost_test_pair_len(struct kunit *test,
 	p->dev = ibpost_dev_get(ibpost_test_ibdev);
 	if (IS_ERR(p->dev)) {
 		kfree(p);
-		KUNIT_ASSERT_FAILURE(test, "no ibpost device %s",
+		KUNIT_FAIL_AND_ABORT(test, "no ibpost device %s",
 				     ibpost_test_ibdev);
 	}
 	ibpost_test_defer(test, ibpost_test_pair_free, p);

@@ -8,6 +8,11 @@
  * WRs in all (default 100000). Every signaled context must come back exactly once,
  * with success; the provider must never refuse a post (no SQ overflow);
  * the slot count must return to zero; lockdep must stay silent.
+ *
+ * Three runs pin the posters to different CPUs (poster i on CPU i modulo
+ * the CPUs online, the receiver on the last), so that posts, completions
+ * and the receiver really run at once; the fourth pins every thread to
+ * CPU 0, where they preempt one another inside the post path.
  */
 #include <linux/module.h>
 #include <linux/delay.h>
@@ -153,17 +158,36 @@ static int stress_receiver(void *arg)
  * KASAN and lockdep the guest posts about 400 WRs/s, and one KUnit case
  * must end well within kunit's 300 s timeout and the hung-task limit.
  */
-static const int stress_runs[] = { 1, 2, 3, 4 };
+struct stress_run {
+	int run;
+	bool one_cpu;
+};
 
-static void stress_run_desc(const int *r, char *desc)
+static const struct stress_run stress_runs[] = {
+	{ 1, false }, { 2, false }, { 3, false }, { 4, true },
+};
+
+static void stress_run_desc(const struct stress_run *r, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "run_%d_of_4", *r);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "run_%d_of_4_%s", r->run,
+		 r->one_cpu ? "all_on_cpu0" : "spread_over_cpus");
 }
 
 KUNIT_ARRAY_PARAM(stress_run, stress_runs, stress_run_desc);
 
+/* The CPU thread @i of the run is bound to. */
+static unsigned int stress_cpu(const struct stress_run *r, int i)
+{
+	unsigned int n = num_online_cpus();
+
+	if (r->one_cpu)
+		return 0;
+	return i == POSTERS ? n - 1 : i % n;
+}
+
 static void ibpost_stress_concurrent_posters(struct kunit *test)
 {
+	const struct stress_run *r = test->param_value;
 	struct poster pt[POSTERS + 1] = {};
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;
@@ -190,14 +214,18 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	attr.priv = s;
 	s->p = ibpost_test_pair(test, &attr);
 
+	if (!r->one_cpu && num_online_cpus() < 2)
+		kunit_skip(test, "one CPU online: nothing to spread over");
 	for (i = 0; i <= POSTERS; i++) {
 		pt[i].s = s;
 		pt[i].id = i;
-		pt[i].task = kthread_run(i < POSTERS ? stress_poster :
-					 stress_receiver, &pt[i],
-					 "ibpost_stress/%d", i);
+		pt[i].task = kthread_create(i < POSTERS ? stress_poster :
+					    stress_receiver, &pt[i],
+					    "ibpost_stress/%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(pt[i].task));
 		get_task_struct(pt[i].task);
+		kthread_bind(pt[i].task, stress_cpu(r, i));
+		wake_up_process(pt[i].task);
 	}
 	t0 = jiffies;
 	atomic_set(&s->go, 1);
@@ -232,8 +260,10 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, 0U, s->p->a->sq.head - s->p->a->sq.tail);
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_get_send_comp(s->p->a, &comp, 0));
-	kunit_info(test, "%u WRs from %d threads + %u receives in %u ms: %d contexts back, 0 lost, -ENOMEM retries %d",
-		   POSTERS * s->per_thread, POSTERS, s->sends,
+	kunit_info(test, "%u WRs from %d threads on %u CPUs + %u receives in %u ms: %d contexts back, 0 lost, -ENOMEM retries %d",
+		   POSTERS * s->per_thread, POSTERS,
+		   r->one_cpu ? 1 : min_t(unsigned int, num_online_cpus(),
+					  POSTERS), s->sends,
 		   jiffies_to_msecs(jiffies - t0), atomic_read(&s->returned),
 		   atomic_read(&s->enomem));
 	pr_info("ibpost_stress: %u WRs posted concurrently, %d contexts back, lost %d\n",

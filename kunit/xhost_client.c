@@ -17,6 +17,7 @@
 #include <kunit/test.h>
 #include <rdma/rdma_cm.h>
 #include "xhost.h"
+#include "compat.h"
 
 #define XC_TRIES	10
 #define XC_RETRY_MS	1000
@@ -56,14 +57,14 @@ void xc_defer(struct kunit *test, void (*fn)(void *), void *data)
 
 	if (!a) {
 		fn(data);
-		KUNIT_ASSERT_FAILURE(test, "out of memory for a cleanup");
+		KUNIT_FAIL_AND_ABORT(test, "out of memory for a cleanup");
 	}
 	a->fn = fn;
 	a->data = data;
 	if (!kunit_alloc_resource(test, xc_action_init, xc_action_free,
 				  GFP_KERNEL, a)) {
 		xc_action_free(&(struct kunit_resource){ .data = a });
-		KUNIT_ASSERT_FAILURE(test, "out of memory for a cleanup");
+		KUNIT_FAIL_AND_ABORT(test, "out of memory for a cleanup");
 	}
 }
 
@@ -94,7 +95,7 @@ static void xc_buf_init(struct xc_conn *c, struct xc_buf *b, size_t len)
 	if (IS_ERR(mr)) {
 		kfree(b->buf);
 		b->buf = NULL;
-		KUNIT_ASSERT_FAILURE(c->test, "reg_msgs of %zu bytes: %ld",
+		KUNIT_FAIL_AND_ABORT(c->test, "reg_msgs of %zu bytes: %ld",
 				     len, PTR_ERR(mr));
 	}
 	b->mr = mr;
