@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Suite ibpost_chain: every row of the contract's errno table, at the
- * first, middle and last place of a three-WR chain. For each: the return
+ * first, middle and last place of a three-WR chain (the opcodes newer
+ * kernels added, at one place each). For each: the return
  * value, *bad_wr is the caller's own WR at that place, exactly the WRs
  * before it complete (their contexts counted), the QP stays in RTS, and a
  * repost from *bad_wr after fixing the cause completes the rest.

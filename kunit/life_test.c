@@ -181,7 +181,8 @@ static void life_err_then_destroy(struct kunit *test, int flags)
 	struct ibpost_test_buf buf = {};
 	struct ibpost_qp *a, *b;
 	struct life_sends *s;
-	int i;
+	bool cancelled;
+	int i, ret[5];
 
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -194,16 +195,21 @@ static void life_err_then_destroy(struct kunit *test, int flags)
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
 	ibpost_test_buf_init(test, &buf, dev, NULL, 4096, IBPOST_TEST_MSGS);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(a, &qa, IB_QP_STATE));
-	for (i = 0; i < 5; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(a, (void *)(long)i,
-							  buf.buf, 64, buf.mr,
-							  flags));
 	/*
 	 * White-box: the flush worker has not run yet when the destroy
-	 * begins (a window a busy system opens at will): make it so.
+	 * begins (a window a busy system opens at will): make it so. With
+	 * preemption off, the worker queued on this CPU cannot run before
+	 * it is cancelled (posting is allowed in atomic context).
 	 */
-	if (!cancel_work_sync(&a->flush_work))
-		kunit_info(test, "the flush worker ran first: window missed\n");
+	preempt_disable();
+	for (i = 0; i < 5; i++)
+		ret[i] = ibpost_post_send(a, (void *)(long)i, buf.buf, 64,
+					  buf.mr, flags);
+	cancelled = cancel_work(&a->flush_work);
+	preempt_enable();
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ_MSG(test, 0, ret[i], "post %d", i);
+	KUNIT_EXPECT_TRUE(test, cancelled);
 	ibpost_qp_destroy(a);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->calls), 5);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->flushed), 5);
@@ -422,17 +428,26 @@ static void life_sync_timeout_default(void *unused)
  * A registration whose REG_MR stalls past sync_timeout_ms: -ETIMEDOUT,
  * and only after the QP was moved to ERR and the WR came back; the SEND
  * ahead of it comes back flushed, and the MR was not freed under the WR.
+ *
+ * The stall is a SEND that b answers with an RNR NAK. b advertises the
+ * longest RNR timer (655 ms) and the registration times out well before
+ * a's first retry: rxe on 6.12 executes a REG_MR queued behind a WR it is
+ * retrying a second time after the retry, and fails the QP when it finds
+ * the MR already valid (see Documentation/kernels.rst).
  */
 static void ibpost_life_reg_timeout_waits_for_wr(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
 	struct ibpost_comp comp;
 	struct ibpost_mr *mr;
 	void *buf;
 
 	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, 0, life_set_param("sync_timeout_ms", 1000));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 0, 7);
+	KUNIT_ASSERT_EQ(test, 0, life_set_param("sync_timeout_ms", 200));
 	ibpost_test_defer(test, life_sync_timeout_default, NULL);
 	/* b has no receive: a's SEND and the REG_MR behind it wait. */
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, (void *)1L,

@@ -9,10 +9,12 @@
  * with success; the provider must never refuse a post (no SQ overflow);
  * the slot count must return to zero; lockdep must stay silent.
  *
- * Three runs pin the posters to different CPUs (poster i on CPU i modulo
- * the CPUs online, the receiver on the last), so that posts, completions
- * and the receiver really run at once; the fourth pins every thread to
- * CPU 0, where they preempt one another inside the post path.
+ * Three runs pin the posters to different CPUs (poster i on the i-th
+ * online CPU modulo their number, the receiver on the last), so that
+ * posts, completions and the receiver really run at once; the fourth pins
+ * every thread to CPU 0, where the fully preemptible test kernel switches
+ * between them from one post call to the next (a post runs with bottom
+ * halves off under its queue lock, so never inside one).
  */
 #include <linux/module.h>
 #include <linux/delay.h>
@@ -33,8 +35,7 @@ struct stress {
 	u32 per_thread, sends;
 	atomic_t expected, returned, dups, bad_status, recv_returned;
 	atomic_t post_errors, enomem;
-	struct completion started;
-	atomic_t go;
+	atomic_t started, go;
 };
 
 struct poster {
@@ -83,6 +84,7 @@ static int stress_poster(void *arg)
 
 	prandom_seed_state(&rnd, 0x5eed + pt->id);
 	ibpost_mr_sge(p->abuf.mr, (u8 *)p->abuf.buf + 64 * pt->id, 64, &sge);
+	atomic_inc(&s->started);
 	while (!atomic_read(&s->go))
 		usleep_range(100, 200);
 	while (i < s->per_thread) {
@@ -134,6 +136,7 @@ static int stress_receiver(void *arg)
 	u32 posted = 0;
 	int ret;
 
+	atomic_inc(&s->started);
 	while (!atomic_read(&s->go))
 		usleep_range(100, 200);
 	while (posted < s->sends) {
@@ -181,8 +184,8 @@ static unsigned int stress_cpu(const struct stress_run *r, int i)
 	unsigned int n = num_online_cpus();
 
 	if (r->one_cpu)
-		return 0;
-	return i == POSTERS ? n - 1 : i % n;
+		return cpumask_first(cpu_online_mask);
+	return cpumask_nth(i == POSTERS ? n - 1 : i % n, cpu_online_mask);
 }
 
 static void ibpost_stress_concurrent_posters(struct kunit *test)
@@ -216,21 +219,37 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 
 	if (!r->one_cpu && num_online_cpus() < 2)
 		kunit_skip(test, "one CPU online: nothing to spread over");
+	/* Every thread exists before any runs: none is left behind. */
 	for (i = 0; i <= POSTERS; i++) {
 		pt[i].s = s;
 		pt[i].id = i;
 		pt[i].task = kthread_create(i < POSTERS ? stress_poster :
 					    stress_receiver, &pt[i],
 					    "ibpost_stress/%d", i);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(pt[i].task));
+		if (IS_ERR(pt[i].task))
+			break;
 		get_task_struct(pt[i].task);
 		kthread_bind(pt[i].task, stress_cpu(r, i));
-		wake_up_process(pt[i].task);
 	}
+	if (i <= POSTERS) {
+		ret = PTR_ERR(pt[i].task);
+		while (i--) {	/* never woken: their functions never run */
+			kthread_stop(pt[i].task);
+			put_task_struct(pt[i].task);
+		}
+		KUNIT_FAIL_AND_ABORT(test, "kthread_create: %d", ret);
+	}
+	for (i = 0; i <= POSTERS; i++)
+		wake_up_process(pt[i].task);
+	for (tries = 0; tries < 1000 &&
+	     atomic_read(&s->started) <= POSTERS; tries++)
+		msleep(10);
+	KUNIT_EXPECT_EQ(test, POSTERS + 1, atomic_read(&s->started));
 	t0 = jiffies;
 	atomic_set(&s->go, 1);
 	for (i = 0; i <= POSTERS; i++) {
-		kthread_stop(pt[i].task);
+		KUNIT_EXPECT_EQ_MSG(test, 0, kthread_stop(pt[i].task),
+				    "thread %d", i);
 		put_task_struct(pt[i].task);
 		KUNIT_EXPECT_EQ_MSG(test, 0, pt[i].ret, "thread %d", i);
 	}

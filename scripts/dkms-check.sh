@@ -31,23 +31,28 @@
 # the tree has drivers/bench, ibpost_bench.ko were built, what modinfo says
 # about them, and that the Module.symvers kept for consumers lists ibpost's
 # exports in namespace IBPOST. Then, whatever happened, it removes the
-# package from DKMS (dkms remove --all) and deletes the copy. Nothing is
-# installed into /lib/modules. It refuses to run when ibpost/<version> is
-# already in the DKMS tree, which it would otherwise remove.
+# package from DKMS (dkms remove --all) and deletes the copy.
+#
+# dkms works in a private tree (--dkmstree, --installtree, --no-depmod
+# under the temporary directory): nothing is installed into /lib/modules
+# or /var/lib/dkms, and a DKMS-installed ibpost of the host is left alone.
+# dkms itself is installed with apt when missing, and signs modules with
+# the host's /var/lib/dkms/mok.key (making one if there is none), as it
+# does for any user.
 #
 # Prints "dkms: build ok for <kernel version> (<n> modules)", or fails with
 # the reason and the tail of dkms's make.log.
 
 set -euo pipefail
 
-readonly dkms_tree=/var/lib/dkms
 verbose=
 if [[ ${1:-} == -v ]]; then
 	verbose=1
 	shift
 fi
 src=$(readlink -f "${1:-$(dirname "$0")/..}")
-tmp=
+tmp=$(readlink -f "$(mktemp -d /tmp/ibpost-dkms.XXXXXX)")
+readonly dkms_tree=$tmp/dkms install_tree=$tmp/installtree
 added=
 
 die() {
@@ -66,16 +71,17 @@ cleanup() {
 
 	if [[ -n $added ]]; then
 		dkms remove -m ibpost -v "$version" --all \
-			--dkmstree "$dkms_tree" >"$tmp/remove.log" 2>&1 ||
+			--dkmstree "$dkms_tree" --installtree "$install_tree" \
+			--no-depmod >"$tmp/remove.log" 2>&1 ||
 			{ echo "dkms-check: dkms remove failed:" >&2
 			  cat "$tmp/remove.log" >&2; rc=1; }
 	fi
-	[[ -n $tmp ]] && rm -rf "$tmp"
+	rm -rf "$tmp"
 	exit "$rc"
 }
 trap cleanup EXIT
 
-[[ $(id -u) == 0 ]] || die "must run as root (dkms writes $dkms_tree)"
+[[ $(id -u) == 0 ]] || die "must run as root (dkms and apt need it)"
 [[ -f $src/dkms.conf && -f $src/VERSION ]] ||
 	die "$src has no dkms.conf and VERSION"
 
@@ -120,15 +126,10 @@ read -r name version < <(
 	die "dkms.conf: PACKAGE_VERSION $version differs from VERSION" \
 	    "$(<"$src/VERSION")"
 
-if [[ -e $dkms_tree/ibpost/$version ]]; then
-	die "ibpost/$version is already in $dkms_tree; remove it first:" \
-	    "dkms remove -m ibpost -v $version --all"
-fi
-
+mkdir -p "$dkms_tree" "$install_tree/$kver"
 modules=(ibpost ibpost_demo)
 [[ -d $src/drivers/bench ]] && modules+=(ibpost_bench)
 
-tmp=$(readlink -f "$(mktemp -d /tmp/ibpost-dkms.XXXXXX)")
 pkg=$tmp/ibpost-$version
 mkdir "$pkg"
 if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -211,16 +212,14 @@ awk -F '\t' '$3 ~ /(^|\/)ibpost$/ { n++ }
 	die "ibpost's exports are not all GPL in namespace IBPOST ($symvers)"
 
 if [[ -n ${IBPOST_DKMS_STAGE:-} ]]; then
-	# dkms installs only for a kernel whose module tree exists.
-	mkdir -p "$tmp/installtree/$kver"
 	if ! dkms install -m ibpost -v "$version" -k "$kver" "${ksrc_opt[@]}" \
-		--dkmstree "$dkms_tree" --installtree "$tmp/installtree" \
+		--dkmstree "$dkms_tree" --installtree "$install_tree" \
 		--no-depmod >"$tmp/install.log" 2>&1; then
 		cat "$tmp/install.log" >&2
 		die "dkms install failed for $kver"
 	fi
 	show "$tmp/install.log"
-	inst=$tmp/installtree/$kver/updates/dkms
+	inst=$install_tree/$kver/updates/dkms
 	for m in "${modules[@]}"; do
 		compgen -G "$inst/$m.ko*" >/dev/null ||
 			die "dkms install put no $m.ko into $inst"

@@ -339,7 +339,7 @@ sc_demo_checks() {
 	# rmmod, not modprobe -r: that would unload ibpost with it.
 	rmmod ibpost_demo || return 1
 	dmesg | sed -n '/ibpost_demo: ==== ibpost demo on/,$p' | grep ibpost_demo
-	dmesg | grep -Eq "ibpost demo: ([0-9]+) of \1 checks passed"
+	dmesg | grep -Eq "ibpost demo: ([1-9][0-9]*) of \1 checks passed"
 }
 
 sc_unload() {

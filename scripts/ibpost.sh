@@ -33,6 +33,8 @@
 #   IBPOST_VM_TIMEOUT seconds before a guest that has not powered off is
 #                     killed and the run fails (default 1800)
 #   IBPOST_NO_APT=1   skip the package installation step
+#   BOOT_APPEND       more kernel command line for the test, demo and
+#                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
 #                     to replay a fuzz run (see kunit/main.c)
 set -euo pipefail
@@ -43,9 +45,10 @@ VM_TIMEOUT=${IBPOST_VM_TIMEOUT:-1800}
 KUNITCONFIG=$REPO/kunit/.kunitconfig
 BENCHCONFIG=$REPO/scripts/bench.kunitconfig
 KERNELS=${IBPOST_KERNELS:-6.1 6.12}
+# Each kernel's stages write into $OUTROOT/<series>, the report into
+# $REPORT.
 OUTROOT=${IBPOST_OUT:-$REPO/out}
-# Each kernel's stages write into $OUTROOT/<series>.
-OUT=$OUTROOT
+REPORT=$OUTROOT/report.txt
 
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
@@ -74,13 +77,15 @@ deps() {
 # linux-source package version; prints its directory.
 src_dir() {
 	local series=$1 ver dir
-	ver=$(dpkg-query -W -f='${Version}' "linux-source-$series")
+	ver=$(dpkg-query -W -f='${Version}' "linux-source-$series") ||
+		die "linux-source-$series is not installed"
 	dir=$CACHE/src-$ver
 	if [ ! -e "$dir/.ibpost-unpacked" ]; then
 		log "unpacking linux-source-$series $ver"
-		rm -rf "$dir" && mkdir -p "$dir"
+		rm -rf "$dir" && mkdir -p "$dir" || die "cannot make $dir"
 		tar -C "$dir" --strip-components=1 \
-			-xf "/usr/src/linux-source-$series.tar.xz"
+			-xf "/usr/src/linux-source-$series.tar.xz" ||
+			{ rm -rf "$dir"; die "unpacking linux-source-$series failed"; }
 		touch "$dir/.ibpost-unpacked"
 	fi
 	echo "$dir"
@@ -134,8 +139,8 @@ build_modules() {
 }
 
 # Pack the guest's initramfs for kernel build $1 with the modules built in
-# $2/build (with userspace verbs and perftest when $3 is "perftest");
-# prints its path.
+# $2/build (with userspace verbs and perftest when $3 is "perftest"; $3
+# "kunit" insists on the KUnit module); prints its path.
 make_initramfs() {
 	local bdir=$1 out=$2 root=$2/initramfs kver t
 	rm -rf "$root"
@@ -147,6 +152,9 @@ make_initramfs() {
 		"$root/ibpost/"
 	if [ -e "$out/build/ibpost_kunit.ko" ]; then
 		count_suites "$out/build/ibpost_kunit.ko" > "$root/ibpost/nsuites"
+	fi
+	if [ "${3:-}" = kunit ] && [ ! -s "$root/ibpost/nsuites" ]; then
+		die "no KUnit module was built against $bdir"
 	fi
 	if [ "${3:-}" = perftest ]; then
 		for t in ib_send_bw ib_write_bw ib_read_bw ib_write_lat; do
@@ -225,26 +233,33 @@ figures() {
 }
 
 # The single guest: every KUnit suite and the scenarios on the kernel
-# built in $1 (source $2), initramfs $3, results in $4. Appends its line
-# to the report; fails when a suite is missing or fails, or the log is
-# not clean.
+# built in $1 (source $2), initramfs $3, results in $4, series $5.
+# Appends its line to the report; fails when a suite is missing, a case
+# does not pass (a skip included), or the log is not clean.
 single_run() {
 	local bdir=$1 src=$2 initrd=$3 out=$4 series=$5 console r fail=0
-	local expected
+	local expected t
+	t=$(date +%s)
 	console=$out/console-test.log
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" test "$console" \
-		"$VM_TIMEOUT" || fail=1
+		"$VM_TIMEOUT" "${BOOT_APPEND:-}" || fail=1
 	r=$(ktap_parse "$console" "$src" "$out/kunit") || fail=1
 	set -- $r
-	expected=$(( $(cat "$out/initramfs/ibpost/nsuites") + 1 ))
+	expected=$(cat "$out/initramfs/ibpost/nsuites" 2>/dev/null) || expected=
+	[ -n "$expected" ] || die "no suite count in $out/initramfs/ibpost/nsuites"
+	expected=$((expected + 1))
 	if [ "$1" != "$expected" ]; then
 		log "$1 suites ran, the modules hold $expected"
+		fail=1
+	fi
+	if [ "$2" = 0 ] || [ "$2" != "$3" ]; then
+		log "$3 of $2 cases passed"
 		fail=1
 	fi
 	check_log "$console" || fail=1
 	figures "$console" "$series" "$r" > "$out/reliability-figures.txt"
 	cat "$out/reliability-figures.txt" >&2
-	report "$series" "single guest" "$1 of $expected suites, $3 of $2 cases passed" $fail
+	report "$REPORT" "$series" "single guest" "$1 of $expected suites, $3 of $2 cases passed" $fail "$t"
 	return $fail
 }
 
@@ -255,7 +270,8 @@ single_run() {
 # results in $4.
 xhost_run() {
 	local bdir=$1 src=$2 initrd=$3 out=$4 series=$5 port fail=0 pa pb g
-	local r summary=""
+	local r summary="" t
+	t=$(date +%s)
 	port=$(( 40000 + $$ % 20000 ))
 	# A point-to-point UDP socket netdev: each guest sends to the other's
 	# port on 127.0.0.1 and listens on its own there, nothing else.
@@ -263,14 +279,13 @@ xhost_run() {
 	# virtio-net uses MSI-X: keep the kernel from evaluating ACPI's _PRT
 	# for its INTx, which under KASAN and TCG runs into the AML loop
 	# timeout (30 s) with the CPU held, and RCU then warns.
-	local BOOT_APPEND="pci=noacpi"
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" xhost-a \
-		"$out/console-xhost-a.log" "$VM_TIMEOUT" \
+		"$out/console-xhost-a.log" "$VM_TIMEOUT" "pci=noacpi" \
 		-netdev "socket,id=link,udp=127.0.0.1:$((port + 1)),localaddr=127.0.0.1:$port" \
 		-device virtio-net-pci,netdev=link,mac=52:54:00:77:00:01 &
 	pa=$!
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" xhost-b \
-		"$out/console-xhost-b.log" "$VM_TIMEOUT" \
+		"$out/console-xhost-b.log" "$VM_TIMEOUT" "pci=noacpi" \
 		-netdev "socket,id=link,udp=127.0.0.1:$port,localaddr=127.0.0.1:$((port + 1))" \
 		-device virtio-net-pci,netdev=link,mac=52:54:00:77:00:02 &
 	pb=$!
@@ -289,15 +304,8 @@ xhost_run() {
 	grep -q "ibpost_xhost_server" "$out/kunit-xhost-a-guest.txt" &&
 		grep -q "ibpost_xhost " "$out/kunit-xhost-b-module.txt" ||
 		{ log "a two-host suite did not run"; fail=1; }
-	report "$series" "two guests" "cases passed: $summary" $fail
+	report "$REPORT" "$series" "two guests" "cases passed: $summary" $fail "$t"
 	return $fail
-}
-
-# One line of the per-kernel report: series, stage, what it showed, and
-# whether it failed.
-report() {
-	printf '%-5s %-14s %-4s %s\n' "$1" "$2" \
-		"$([ "$4" = 0 ] && echo ok || echo FAIL)" "$3" >> "$OUTROOT/report.txt"
 }
 
 # The source tree and the debug test kernel of every series to run, built
@@ -316,19 +324,19 @@ cmd_test() {
 	start=$(date +%s)
 	deps
 	prepare_kernels
-	: > "$OUTROOT/report.txt"
+	: > "$REPORT"
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
 		t=$(date +%s)
 		lint "${SRC[$k]}" "${BDIR[$k]}" "$OUTROOT/$k"
-		report "$k" lint "checkpatch --strict, kernel-doc, sparse C=2, W=1 of Linux $k: clean ($(( $(date +%s) - t )) s)" 0
+		report "$REPORT" "$k" lint "checkpatch --strict, kernel-doc, sparse C=2, W=1 of Linux $k: clean" 0 "$t"
 	done
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
 		log "==== Linux $k: debug test kernel $(basename "${BDIR[$k]}") ===="
 		t=$(date +%s)
 		build_modules "${BDIR[$k]}" "$out"
-		make_initramfs "${BDIR[$k]}" "$out" > /dev/null
+		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1
 		log "Linux $k: single guest took $(( $(date +%s) - t )) s"
@@ -339,13 +347,13 @@ cmd_test() {
 	done
 	for k in $KERNELS; do
 		t=$(date +%s)
-		stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "${SRC[$k]}" ||
-			fail=1
+		stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "${SRC[$k]}" \
+			"$VM_TIMEOUT" "$REPORT" || fail=1
 		log "Linux $k: DKMS and stock kernel took $(( $(date +%s) - t )) s"
 	done
-	echo "test run took $(( $(date +%s) - start )) s" >> "$OUTROOT/report.txt"
-	log "report ($OUTROOT/report.txt):"
-	cat "$OUTROOT/report.txt" >&2
+	echo "test run took $(( $(date +%s) - start )) s" >> "$REPORT"
+	log "report ($REPORT):"
+	cat "$REPORT" >&2
 	[ $fail = 0 ] || die "the test run failed (consoles in $OUTROOT/<kernel>/)"
 	log "PASS on $KERNELS, every kernel log clean"
 }
@@ -357,16 +365,16 @@ cmd_quick() {
 	local k out fail=0
 	deps
 	prepare_kernels
-	: > "$OUTROOT/report.txt"
+	: > "$REPORT"
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
 		mkdir -p "$out"
 		build_modules "${BDIR[$k]}" "$out"
-		make_initramfs "${BDIR[$k]}" "$out" > /dev/null
+		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1
 	done
-	cat "$OUTROOT/report.txt" >&2
+	cat "$REPORT" >&2
 	[ $fail = 0 ] || die "the quick run failed (consoles in $OUTROOT/<kernel>/)"
 	log "PASS (quick run)"
 }
@@ -374,13 +382,13 @@ cmd_quick() {
 cmd_stock() {
 	local k fail=0
 	deps
-	: > "$OUTROOT/report.txt"
+	: > "$REPORT"
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
-		stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "$(src_dir "$k")" ||
-			fail=1
+		stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "$(src_dir "$k")" \
+			"$VM_TIMEOUT" "$REPORT" || fail=1
 	done
-	cat "$OUTROOT/report.txt" >&2
+	cat "$REPORT" >&2
 	[ $fail = 0 ] || die "the stock-kernel stage failed"
 }
 
@@ -394,13 +402,14 @@ cmd_demo() {
 	build_modules "$bdir" "$out"
 	make_initramfs "$bdir" "$out" > /dev/null
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
-		demo "$out/console-demo.log" "$VM_TIMEOUT" || true
+		demo "$out/console-demo.log" "$VM_TIMEOUT" "${BOOT_APPEND:-}" ||
+		true
 	sed -n '/ibpost_demo: ==== ibpost demo on/,/ibpost-guest: done/p' \
 		"$out/console-demo.log" | grep -v "speed is unknown" |
 		sed 's/\r$//; s/^\[ *[0-9.]*\] //' | tee "$OUTROOT/demo-report.txt"
 	check_log "$out/console-demo.log" ||
 		die "the demo failed (console: $out/console-demo.log)"
-	grep -Eq "ibpost demo: ([0-9]+) of \1 checks passed" "$out/console-demo.log" ||
+	grep -Eq "ibpost demo: ([1-9][0-9]*) of \1 checks passed" "$out/console-demo.log" ||
 		die "the demo's checks did not all pass (console: $out/console-demo.log)"
 	log "demo passed on Linux $k; report in $OUTROOT/demo-report.txt"
 }
@@ -421,7 +430,7 @@ cmd_bench() {
 	build_modules "$bdir" "$out"
 	make_initramfs "$bdir" "$out" perftest > /dev/null
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
-		bench "$log" "$VM_TIMEOUT" || true
+		bench "$log" "$VM_TIMEOUT" "${BOOT_APPEND:-}" || true
 	python3 "$REPO/scripts/bench-report.py" "$log" > "$OUTROOT/bench-table.txt"
 	{
 		echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with 2 vCPUs, 2 GiB"
@@ -448,7 +457,7 @@ lint)
 demo) cmd_demo ;;
 bench) cmd_bench ;;
 xhost)	# only the two-host stage of "test", for working on it
-	deps; prepare_kernels; : > "$OUTROOT/report.txt"
+	deps; prepare_kernels; : > "$REPORT"
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
 		build_modules "${BDIR[$k]}" "$OUTROOT/$k"

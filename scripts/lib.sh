@@ -44,18 +44,18 @@ pack_initramfs() {
 }
 
 # Boot kernel image $1 with initramfs $2 in job mode $3, console to $4,
-# killed after $5 seconds; further arguments go to QEMU (the two-guest
-# link). TCG, two vCPUs, no NIC attached to the host. $BOOT_APPEND adds
-# to the kernel command line.
+# killed after $5 seconds, with $6 added to the kernel command line;
+# further arguments go to QEMU (the two-guest link). TCG, two vCPUs, no
+# NIC attached to the host.
 boot_guest() {
-	local image=$1 initrd=$2 mode=$3 console=$4 timeout=$5 rc=0
-	shift 5
+	local image=$1 initrd=$2 mode=$3 console=$4 timeout=$5 append=$6 rc=0
+	shift 6
 	log "booting $(basename "$image") (mode $mode, TCG, 2 vCPUs, no host NIC), console in $console"
 	timeout --foreground -k 10 "$timeout" \
 		qemu-system-x86_64 -accel tcg -nodefaults -no-reboot \
 		-nographic -serial stdio -nic none -bios qboot.rom \
 		-m 2048 -smp 2 -kernel "$image" -initrd "$initrd" "$@" \
-		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic kasan_multi_shot ibpost.mode=$mode ${BOOT_APPEND:-}" \
+		-append "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 oops=panic kasan_multi_shot ibpost.mode=$mode $append" \
 		< /dev/null > "$console" 2>&1 || rc=$?
 	[ $rc = 124 ] && log "guest timed out after $timeout s"
 	return $rc
@@ -90,17 +90,22 @@ check_log() {
 ktap_parse() {
 	local console=$1 src=$2 base=$3 part fail=0 suites=0 tests=0 passed=0
 	local j
+	rm -f "$base"-*
 	sed -n '/ibpost-guest: KUnit module follows/,/ibpost-guest: guest results follow/p' \
 		"$console" > "$base-module.log"
 	sed -n '/ibpost-guest: guest results follow/,$p' "$console" \
 		> "$base-guest.log"
 	for part in module guest; do
-		grep -q "KTAP version" "$base-$part.log" || continue
+		# A document the guest announced must be there.
+		if ! grep -q "KTAP version" "$base-$part.log"; then
+			[ -s "$base-$part.log" ] && fail=1
+			continue
+		fi
 		python3 "$src/tools/testing/kunit/kunit.py" parse \
 			--json="$base-$part.json" "$base-$part.log" \
 			> "$base-$part.txt" 2>&1 || fail=1
 		cat "$base-$part.txt" >&2
-		j=$(python3 - "$base-$part.json" <<'PY' 2>/dev/null || echo "0 0 0"
+		j=$(python3 - "$base-$part.json" <<'PY' 2>/dev/null || echo "0 1 0"
 import json, sys
 d = json.load(open(sys.argv[1]))
 def cases(g):
@@ -119,4 +124,12 @@ PY
 	done
 	echo "$suites $tests $passed"
 	return $fail
+}
+
+# One line of the report $1: kernel series, stage, whether it failed ($5,
+# 0 for ok), what it showed, and how long it took from $6 (date +%s).
+report() {
+	printf '%-5s %-13s %-4s %s (%d s)\n' "$2" "$3" \
+		"$([ "$5" = 0 ] && echo ok || echo FAIL)" "$4" \
+		$(( $(date +%s) - $6 )) >> "$1"
 }

@@ -19,7 +19,8 @@
 #      checks the demo's data, runs the device add/remove scenarios that
 #      need no KUnit, and unloads everything.
 #
-# Needs lib.sh's functions.
+# Needs lib.sh's functions; every function here takes what it needs as
+# arguments.
 
 # The Debian kernel release (e.g. 6.12.117+deb12-amd64) of series $1.
 stock_kver() {
@@ -60,7 +61,8 @@ stock_root() {
 		# The headers' Makefile includes the common headers by their
 		# absolute /usr/src path: point it into the unpacked tree.
 		sed -i "s|/usr/src/|$root/root/usr/src/|" \
-			"$root/root/usr/src/linux-headers-$kver/Makefile"
+			"$root/root/usr/src/linux-headers-$kver/Makefile" ||
+			return 1
 		rm -rf "$dl"
 		touch "$root/.ibpost-unpacked"
 	fi
@@ -70,32 +72,34 @@ stock_root() {
 # The package's modules the guest loads (and those they depend on), from
 # unpacked root $1 of release $2 into initramfs root $3, with the files
 # depmod reads; the whole tree would not fit a guest's memory.
-STOCK_MODULES="rdma_rxe siw rdma_cm ib_uverbs dummy crc32_generic"
+STOCK_MODULES="rdma_rxe rdma_cm dummy crc32_generic"
 stock_modules() {
-	local root=$1 kver=$2 ir=$3 m f
+	local root=$1 kver=$2 ir=$3 m f list
 	depmod -b "$root" "$kver" || return 1
-	mkdir -p "$ir/lib/modules/$kver"
+	mkdir -p "$ir/lib/modules/$kver" || return 1
 	cp "$root/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} \
-		"$ir/lib/modules/$kver/"
+		"$ir/lib/modules/$kver/" || return 1
 	for m in $STOCK_MODULES; do
-		# A module the release does not have (siw in 6.1) is skipped.
-		modprobe -d "$root" -S "$kver" --show-depends "$m" 2>/dev/null ||
-			true
-	done | awk '$1 == "insmod" { print $2 }' | sort -u |
-		while read -r f; do
-			mkdir -p "$ir$(dirname "${f#"$root"}")"
-			cp "$f" "$ir${f#"$root"}"
-		done
+		list=$(modprobe -d "$root" -S "$kver" --show-depends "$m") ||
+			{ log "stock $kver: no module $m"; return 1; }
+		echo "$list"
+	done | awk '$1 == "insmod" { print $2 }' | sort -u > "$ir/.modules" ||
+		return 1
+	while read -r f; do
+		mkdir -p "$ir$(dirname "${f#"$root"}")" &&
+			cp "$f" "$ir${f#"$root"}" || return 1
+	done < "$ir/.modules"
+	rm -f "$ir/.modules"
 }
 
-# Build the test consumers against the headers in $1 and ibpost's
-# Module.symvers $2, into $3.
+# Build the test consumers of repository $1 against the headers in $2 and
+# ibpost's Module.symvers $3, into $4.
 stock_consumers() {
-	local ksrc=$1 symvers=$2 dir=$3
-	rm -rf "$dir" && mkdir -p "$dir"
-	cp "$REPO/kunit/holder.c" "$REPO/kunit/traffic.c" "$dir/"
+	local repo=$1 ksrc=$2 symvers=$3 dir=$4
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	cp "$repo/kunit/holder.c" "$repo/kunit/traffic.c" "$dir/" || return 1
 	cat > "$dir/Kbuild" <<-EOK
-	ccflags-y += -I$REPO/include
+	ccflags-y += -I$repo/include
 	obj-m := ibpost_holder.o ibpost_traffic.o
 	ibpost_holder-y := holder.o
 	ibpost_traffic-y := traffic.o
@@ -108,45 +112,55 @@ stock_consumers() {
 }
 
 # The stage for series $1: repository $2, cache $3, results in $4, the
-# series' kernel source $5 (for kunit.py). Appends to the report.
+# series' kernel source $5 (for kunit.py), guest timeout $6 s, report
+# file $7 (a line per step).
 stock_stage() {
-	local series=$1 repo=$2 cache=$3 out=$4 src=$5 kver root ksrc stage
-	local initrd r fail=0 t
+	local series=$1 repo=$2 cache=$3 out=$4 src=$5 timeout=$6 rep=$7
+	local kver root ksrc stage ir r fail=0 t
+	t=$(date +%s)
 	kver=$(stock_kver "$series")
 	if [ -z "$kver" ]; then
 		apt-get update -qq
 		kver=$(stock_kver "$series")
 	fi
-	[ -n "$kver" ] || { log "stock $series: no Debian kernel release found"; return 1; }
+	if [ -z "$kver" ]; then
+		report "$rep" "$series" "stock kernel" "no Debian kernel release found for $series" 1 "$t"
+		return 1
+	fi
 	log "==== Linux $series: Debian's stock kernel $kver, ibpost through DKMS ===="
-	root=$(stock_root "$kver" "$cache") || return 1
+	if ! root=$(stock_root "$kver" "$cache"); then
+		report "$rep" "$series" "stock kernel" "apt-get download or dpkg -x of $kver's packages failed" 1 "$t"
+		return 1
+	fi
 	ksrc=$root/usr/src/linux-headers-$kver
 	stage=$out/stock
-	rm -rf "$stage" && mkdir -p "$stage"
-	t=$(date +%s)
+	rm -rf "$stage" && mkdir -p "$stage" || return 1
 	IBPOST_DKMS_KVER=$kver IBPOST_DKMS_KSRC=$ksrc \
 		IBPOST_DKMS_STAGE=$stage/dkms \
 		"$repo/scripts/dkms-check.sh" "$repo" >&2 || fail=1
-	report "$series" "dkms $kver" "dkms build + install against linux-headers-$kver ($(( $(date +%s) - t )) s)" $fail
+	report "$rep" "$series" "dkms" "dkms build + install against linux-headers-$kver" $fail "$t"
 	[ $fail = 0 ] || return 1
-	stock_consumers "$ksrc" "$stage/dkms/Module.symvers" "$stage/consumers" ||
-		{ report "$series" "stock kernel" "test consumers did not build" 1; return 1; }
 
-	local ir=$stage/initramfs
-	guest_userspace "$ir" "$repo/scripts/guest-init.sh"
-	stock_modules "$root" "$kver" "$ir" || return 1
-	mkdir -p "$ir/lib/modules/$kver/updates"
-	cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/"
-	cp "$stage"/consumers/*.ko "$ir/ibpost/"
-	pack_initramfs "$ir" "$stage/initramfs.cpio.gz"
-	initrd=$stage/initramfs.cpio.gz
-	boot_guest "$root/boot/vmlinuz-$kver" "$initrd" stock \
-		"$out/console-stock.log" "$VM_TIMEOUT" || fail=1
+	t=$(date +%s)
+	ir=$stage/initramfs
+	if ! stock_consumers "$repo" "$ksrc" "$stage/dkms/Module.symvers" \
+		"$stage/consumers" ||
+	   ! guest_userspace "$ir" "$repo/scripts/guest-init.sh" ||
+	   ! stock_modules "$root" "$kver" "$ir" ||
+	   ! mkdir -p "$ir/lib/modules/$kver/updates" ||
+	   ! cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/" ||
+	   ! cp "$stage"/consumers/*.ko "$ir/ibpost/" ||
+	   ! pack_initramfs "$ir" "$stage/initramfs.cpio.gz"; then
+		report "$rep" "$series" "stock kernel" "the guest for $kver could not be prepared" 1 "$t"
+		return 1
+	fi
+	boot_guest "$root/boot/vmlinuz-$kver" "$stage/initramfs.cpio.gz" stock \
+		"$out/console-stock.log" "$timeout" "" || fail=1
 	r=$(ktap_parse "$out/console-stock.log" "$src" "$out/kunit-stock") ||
 		fail=1
 	set -- $r
 	[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] || fail=1
 	check_log "$out/console-stock.log" || fail=1
-	report "$series" "stock kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, rmmod)" $fail
+	report "$rep" "$series" "stock kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, modprobe -r)" $fail "$t"
 	return $fail
 }
