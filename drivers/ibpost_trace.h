@@ -20,7 +20,9 @@
 #include <rdma/ib_cm.h>
 #include <trace/misc/rdma.h>
 #include "ibpost_internal.h"
-#include "ibpost_compat.h"
+
+/* Names are copied into fixed arrays: no __string(), whose API 6.10 changed. */
+#define IBPOST_TRACE_NAME_MAX	64
 
 #define ibpost_show_qp_state(s)						\
 	__print_symbolic(s, { IB_QPS_RESET, "RESET" },			\
@@ -32,14 +34,15 @@ DECLARE_EVENT_CLASS(ibpost_dev_class,
 	TP_PROTO(const struct ib_device *ibdev),
 	TP_ARGS(ibdev),
 	TP_STRUCT__entry(
-		__string(name, dev_name(&ibdev->dev))
+		__array(char, name, IB_DEVICE_NAME_MAX)
 		__field(u32, index)
 	),
 	TP_fast_assign(
-		ibpost_assign_str(name, dev_name(&ibdev->dev));
+		strscpy(__entry->name, dev_name(&ibdev->dev),
+			IB_DEVICE_NAME_MAX);
 		__entry->index = ibdev->index;
 	),
-	TP_printk("dev=%s index=%u", __get_str(name), __entry->index)
+	TP_printk("dev=%s index=%u", __entry->name, __entry->index)
 );
 
 DEFINE_EVENT(ibpost_dev_class, ibpost_dev_add,
@@ -51,12 +54,12 @@ DECLARE_EVENT_CLASS(ibpost_client_class,
 	TP_PROTO(const char *name),
 	TP_ARGS(name),
 	TP_STRUCT__entry(
-		__string(name, name)
+		__array(char, name, IBPOST_TRACE_NAME_MAX)
 	),
 	TP_fast_assign(
-		ibpost_assign_str(name, name);
+		strscpy(__entry->name, name, IBPOST_TRACE_NAME_MAX);
 	),
-	TP_printk("client=%s", __get_str(name))
+	TP_printk("client=%s", __entry->name)
 );
 
 DEFINE_EVENT(ibpost_client_class, ibpost_client_register,
@@ -69,7 +72,7 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 	TP_ARGS(qp),
 	TP_STRUCT__entry(
 		__array(char, dev, IB_DEVICE_NAME_MAX)
-		__string(caller, qp->caller)
+		__array(char, caller, IBPOST_TRACE_NAME_MAX)
 		__field(u32, qpn)
 		__field(u32, scq)
 		__field(u32, rcq)
@@ -79,7 +82,7 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 	),
 	TP_fast_assign(
 		strscpy(__entry->dev, qp->dev->name, IB_DEVICE_NAME_MAX);
-		ibpost_assign_str(caller, qp->caller);
+		strscpy(__entry->caller, qp->caller, IBPOST_TRACE_NAME_MAX);
 		__entry->qpn = qp->qpn;
 		__entry->scq = qp->sq.cq_id;
 		__entry->rcq = qp->rq.cq_id;
@@ -91,7 +94,7 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 		  __entry->dev, __entry->qpn,
 		  __entry->type == IB_QPT_UD ? "UD" : "RC", __entry->scq,
 		  __entry->rcq, __entry->sq_depth, __entry->rq_depth,
-		  __get_str(caller))
+		  __entry->caller)
 );
 
 DEFINE_EVENT(ibpost_qp_class, ibpost_qp_create,

@@ -241,9 +241,9 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	}
 	for (i = 0; i <= POSTERS; i++)
 		wake_up_process(pt[i].task);
-	for (tries = 0; tries < 1000 &&
+	for (tries = 0; tries < 500 &&
 	     atomic_read(&s->started) <= POSTERS; tries++)
-		msleep(10);
+		msleep(20);
 	KUNIT_EXPECT_EQ(test, POSTERS + 1, atomic_read(&s->started));
 	t0 = jiffies;
 	atomic_set(&s->go, 1);

@@ -193,9 +193,12 @@ sc_removal_under_traffic() {
 		else
 			ip link del d1 || return 1
 		fi
-		# Netdev unregister removes the device asynchronously.
+		# Netdev unregister removes the device asynchronously, and
+		# ib_core frees its name after ibpost has let go of it: the
+		# next "rdma link add rxe1" fails with ENFILE until then.
 		n=0
-		while listed rxe1 && [ $n -lt 100 ]; do
+		while { listed rxe1 || rdma link show rxe1/1 > /dev/null 2>&1; } &&
+		      [ $n -lt 100 ]; do
 			sleep 0.1
 			n=$((n + 1))
 		done

@@ -93,12 +93,12 @@ src_dir() {
 
 # Build (or reuse) a kernel of series $1 for a kunitconfig ($2, default
 # the test kernel's); prints the build directory. The cache key covers
-# the config fragment, the source version and the kunit.py architecture
-# fragment.
+# the config fragment's options (not its comments), the source version
+# and the kunit.py architecture fragment.
 kernel() {
 	local series=$1 cfg=${2:-$KUNITCONFIG} src key bdir start
 	src=$(src_dir "$series")
-	key=$( (cat "$cfg"; echo "$src";
+	key=$( (grep -v -e '^#' -e '^$' "$cfg"; echo "$src";
 		cat "$src/tools/testing/kunit/qemu_configs/x86_64.py") |
 		sha256sum | cut -c1-16)
 	bdir=$CACHE/kernel-$key

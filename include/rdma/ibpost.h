@@ -20,7 +20,7 @@
  * EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS(); earlier kernels take a
  * bare token, which they stringify themselves.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
 #define IBPOST_NS "IBPOST"
 #else
 #define IBPOST_NS IBPOST
