@@ -184,8 +184,15 @@ sc_removal_under_traffic() {
 	insmod /ibpost/ibpost_traffic.ko || return 1
 	i=1
 	while [ $i -le 20 ]; do
-		ip link add d1 type dummy && ip link set d1 up &&
-		rdma link add rxe1 type rxe netdev d1 || return 1
+		ip link add d1 type dummy && ip link set d1 up || return 1
+		# ib_core frees the old rxe1's name asynchronously: until it
+		# has, the add fails with ENFILE. Retry for up to 20 s.
+		n=0
+		until rdma link add rxe1 type rxe netdev d1 2> /tmp/add.err; do
+			n=$((n + 1))
+			[ $n -lt 200 ] || { cat /tmp/add.err; return 1; }
+			sleep 0.1
+		done
 		sleep 1
 		if [ $((i % 2)) = 1 ]; then
 			rdma link delete rxe1 || return 1
@@ -193,12 +200,9 @@ sc_removal_under_traffic() {
 		else
 			ip link del d1 || return 1
 		fi
-		# Netdev unregister removes the device asynchronously, and
-		# ib_core frees its name after ibpost has let go of it: the
-		# next "rdma link add rxe1" fails with ENFILE until then.
+		# Netdev unregister removes the device asynchronously.
 		n=0
-		while { listed rxe1 || rdma link show rxe1/1 > /dev/null 2>&1; } &&
-		      [ $n -lt 100 ]; do
+		while listed rxe1 && [ $n -lt 100 ]; do
 			sleep 0.1
 			n=$((n + 1))
 		done
