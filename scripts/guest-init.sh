@@ -82,7 +82,7 @@ finish() {
 	poweroff -f
 }
 
-# Scenario results as a KTAP suite, "ibpost_scenarios".
+# Scenario results as guest KTAP suites ("ibpost_scenarios", ...).
 SC_N=0
 sc_result() {	# name, then a command whose status is the result
 	name=$1; shift
@@ -93,6 +93,24 @@ sc_result() {	# name, then a command whose status is the result
 		while read -r l; do kmsg "    # $name: $l"; done < /tmp/sc.out
 		kmsg "    not ok $SC_N $name"
 		SC_FAIL=1
+	fi
+}
+
+# A guest KTAP suite: its header (name, number of cases), and its result
+# line once every case has reported.
+sc_suite_begin() {
+	kmsg "    KTAP version 1"
+	kmsg "    # Subtest: $1"
+	kmsg "    1..$2"
+	SC_N=0
+	SC_FAIL=0
+}
+
+sc_suite_end() {
+	if [ $SC_FAIL = 0 ]; then
+		kmsg "ok 1 $1"
+	else
+		kmsg "not ok 1 $1"
 	fi
 }
 
@@ -247,17 +265,9 @@ ktap_guest_document() {
 	kmsg "1..1"
 }
 
-run_tests() {
-	nsuites=$(cat /ibpost/nsuites)
-	ktap_module_header "$nsuites"
-	insmod /ibpost/ibpost_kunit.ko
-	rmmod ibpost_kunit
-
-	ktap_guest_document
-	kmsg "    KTAP version 1"
-	kmsg "    # Subtest: ibpost_scenarios"
-	kmsg "    1..7"
-	SC_FAIL=0
+# The device scenarios both the test guest and the stock-kernel guest run
+# (seven cases).
+sc_device_scenarios() {
 	sc_result rxe1_add_appears sc_rxe1_add_appears
 	sc_result holder_credit_and_trace sc_holder_credit_and_trace
 	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
@@ -265,11 +275,18 @@ run_tests() {
 	sc_result load_before_device sc_load_before_device
 	sc_result fault_inject_file sc_fault_inject_file
 	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
-	if [ $SC_FAIL = 0 ]; then
-		kmsg "ok 1 ibpost_scenarios"
-	else
-		kmsg "not ok 1 ibpost_scenarios"
-	fi
+}
+
+run_tests() {
+	nsuites=$(cat /ibpost/nsuites)
+	ktap_module_header "$nsuites"
+	insmod /ibpost/ibpost_kunit.ko
+	rmmod ibpost_kunit
+
+	ktap_guest_document
+	sc_suite_begin ibpost_scenarios 7
+	sc_device_scenarios
+	sc_suite_end ibpost_scenarios
 }
 
 # Guest A of the two-host stage: serves guest B until B asks it to stop,
@@ -295,11 +312,7 @@ run_xhost_a() {
 	done
 	cat $XS | while read -r l; do kmsg "ibpost-xhost-server: $l"; done
 	ktap_guest_document
-	kmsg "    KTAP version 1"
-	kmsg "    # Subtest: ibpost_xhost_server"
-	kmsg "    1..5"
-	SC_N=0
-	SC_FAIL=0
+	sc_suite_begin ibpost_xhost_server 5
 	sc_result shutdown_requested_by_b [ "$(xs shutdown)" = 1 ]
 	sc_result served_at_least_5_connections [ "$(xs established)" -ge 5 ]
 	sc_result data_verified_byte_for_byte \
@@ -307,11 +320,7 @@ run_xhost_a() {
 	sc_result every_receive_returned \
 		[ "$(xs recv_posted)" = "$(xs recv_returned)" ]
 	sc_result server_unloads rmmod ibpost_xhost_server
-	if [ $SC_FAIL = 0 ]; then
-		kmsg "ok 1 ibpost_xhost_server"
-	else
-		kmsg "not ok 1 ibpost_xhost_server"
-	fi
+	sc_suite_end ibpost_xhost_server
 }
 
 # Guest B: runs the ibpost_xhost KUnit suite against A through rdma_cm.
@@ -356,25 +365,12 @@ sc_unload() {
 run_stock() {
 	kmsg "ibpost-guest: $(uname -r), $(uname -v)"
 	ktap_guest_document
-	kmsg "    KTAP version 1"
-	kmsg "    # Subtest: ibpost_stock"
-	kmsg "    1..10"
-	SC_FAIL=0
+	sc_suite_begin ibpost_stock 10
 	sc_result modprobe_ibpost_by_name sc_modprobe_by_name
 	sc_result demo_data_checks sc_demo_checks
-	sc_result rxe1_add_appears sc_rxe1_add_appears
-	sc_result holder_credit_and_trace sc_holder_credit_and_trace
-	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
-	sc_result reload_3_times sc_reload_3_times
-	sc_result load_before_device sc_load_before_device
-	sc_result fault_inject_file sc_fault_inject_file
-	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
+	sc_device_scenarios
 	sc_result unload_ibpost sc_unload
-	if [ $SC_FAIL = 0 ]; then
-		kmsg "ok 1 ibpost_stock"
-	else
-		kmsg "not ok 1 ibpost_stock"
-	fi
+	sc_suite_end ibpost_stock
 }
 
 run_demo() {
