@@ -7,7 +7,10 @@
  * ib_modify_qp() behind ibpost's back. So that posting follows those moves
  * without a query per post, ibpost interposes on the cm_id's event
  * handler: each event first refreshes ibpost's view of the QP's state from
- * the provider, then goes to the consumer's own handler unchanged. Sends
+ * the provider, then goes to the consumer's own handler unchanged. On
+ * iWARP the view follows the events instead (INIT at creation, RTS at
+ * ESTABLISHED): the provider moves the QP itself inside iw_cm, and its
+ * query need not say (siw in 6.1 leaves qp_state unset). Sends
  * are accepted from RDMA_CM_EVENT_ESTABLISHED on; after DISCONNECTED (the
  * QP is in ERR) every outstanding context comes back flushed and later
  * WRs are flushed too; after DEVICE_REMOVAL ibpost's removal path has
@@ -72,7 +75,8 @@ static bool ibpost_cm_event_ends(enum rdma_cm_event_type event)
  * consumer's rdma_disconnect()), so outstanding WRs flush now.
  * qp->mutex held.
  */
-static void ibpost_cm_sync_state(struct ibpost_qp *qp, bool ends)
+static void ibpost_cm_sync_state(struct ibpost_qp *qp,
+				 enum rdma_cm_event_type event)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct ib_qp_init_attr init;
@@ -80,8 +84,16 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp, bool ends)
 	lockdep_assert_held(&qp->mutex);
 	if (!qp->ibqp || qp->dead)
 		return;
-	if (ends && !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE)) {
+	if (ibpost_cm_event_ends(event) &&
+	    !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE)) {
 		ibpost_set_state(qp, IB_QPS_ERR);
+		return;
+	}
+	if (ibpost_dev_iwarp(qp->dev)) {
+		/* Not from a query: see the top of this file. */
+		if (event == RDMA_CM_EVENT_ESTABLISHED &&
+		    qp->state == IB_QPS_INIT)
+			ibpost_set_state(qp, IB_QPS_RTS);
 		return;
 	}
 	if (!ib_query_qp(qp->ibqp, &qa, IB_QP_STATE, &init))
@@ -108,8 +120,7 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 		/* The reference keeps qp; its mutex orders us with teardown. */
 		mutex_lock(&qp->mutex);
 		if (qp->cm_id == id)
-			ibpost_cm_sync_state(qp,
-					     ibpost_cm_event_ends(event->event));
+			ibpost_cm_sync_state(qp, event->event);
 		mutex_unlock(&qp->mutex);
 		pr_debug("cm event %s (%d) on qp %u\n",
 			 rdma_event_msg(event->event), event->status, qp->qpn);
@@ -205,6 +216,9 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 		qp->ibqp = NULL;
 		return ret;
 	}
+	/* iWARP: rdma_create_qp() moved it to INIT, whatever the query says. */
+	if (ibpost_dev_iwarp(qp->dev))
+		qa.qp_state = IB_QPS_INIT;
 	qp->left_reset = qa.qp_state != IB_QPS_RESET;
 	qp->state = qa.qp_state;
 	return 0;

@@ -52,6 +52,7 @@ struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 	slot->signaled = signaled;
 	slot->user_signaled = user_signaled;
 	slot->synthetic = false;
+	slot->sink = false;
 	q->head++;
 	return slot;
 }
@@ -193,7 +194,9 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * Send queues complete in order: every unsignaled WR posted before
 	 * this one has succeeded (IBA flushes outstanding WRs with their own
 	 * completions), so its slot is reclaimed without a word. A synthetic
-	 * WR never reached the provider: the flush worker returns it.
+	 * WR never reached the provider: the flush worker returns it. (On
+	 * iWARP a READ may complete after later WRs; it is always signaled
+	 * there, so it is never among the slots reclaimed here.)
 	 */
 	for (pos = q->tail; pos != q->head; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];

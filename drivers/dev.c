@@ -226,6 +226,7 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	INIT_LIST_HEAD(&dev->mrs);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	dev->ibdev = ibdev;
+	dev->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
 
 	/* ib_alloc_pd() credits KBUILD_MODNAME (ibpost) in restrack. */
 	dev->pd = ib_alloc_pd(ibdev, 0);

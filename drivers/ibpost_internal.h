@@ -77,7 +77,19 @@ struct ibpost_dev {
 	struct dentry *debugfs;
 	char name[IB_DEVICE_NAME_MAX];
 	struct ibpost_stats retired[2];	/* under qp_lock */
+	bool iwarp;		/* rdma_protocol_iwarp(): see below */
 };
+
+/*
+ * iWARP devices (rdma_protocol_iwarp()) differ in what ibpost absorbs:
+ * RC only, connected through rdma_cm only (iw_cm), no immediate data,
+ * at most attrs.max_sge_rd SGEs per READ (siw: 1), and a READ sink that
+ * is written by the peer's tagged READ response.
+ */
+static inline bool ibpost_dev_iwarp(const struct ibpost_dev *dev)
+{
+	return dev->iwarp;
+}
 
 /**
  * struct ibpost_mr - a registered kernel buffer
@@ -150,6 +162,7 @@ enum ibpost_slot_state {
  * @user_signaled: the caller asked for a success completion
  * @synthetic: not given to the provider (the QP is in ERR): ibpost
  *              completes it with a flush itself
+ * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
  * @sync: an internal WR (memory registration): its completion wakes a
  *        waiter and is never shown to the consumer
  * @nmr: number of entries in @mrs
@@ -170,6 +183,7 @@ struct ibpost_slot {
 	bool signaled;
 	bool user_signaled;
 	bool synthetic;
+	bool sink;
 	u8 nmr;
 	struct ibpost_sync *sync;
 	struct ibpost_mr **mrs;
@@ -212,7 +226,28 @@ struct ibpost_slot {
  * @spare: where the MRs of a WR that finds no free slot are looked up
  * @mr_hit: the MR the last looked-up SGE was in, tried first next time
  * @is_send: this is the send queue
+ * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
+ * @sink_max_len: the longest READ one sink maps
  */
+/**
+ * struct ibpost_sink - an iWARP READ's sink registration (see sink.c)
+ * @mr: a fast-registration MR of ibpost's PD, owned by one send slot
+ * @reg: the REG_MR of one READ's sink, posted just before that READ
+ * @cqe: @reg's completion entry (unsignaled: only an error or a flush)
+ * @sge: the READ's SGE, with @mr's key
+ * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
+ */
+struct ibpost_sink {
+	struct ib_mr *mr;
+	struct ib_reg_wr reg;
+	struct ib_cqe cqe;
+	struct ib_sge sge;
+	struct scatterlist sg;
+};
+
+/* Pages one iWARP READ sink registration maps: up to 1 MiB per READ. */
+#define IBPOST_SINK_PAGES	257
+
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
 	struct ibpost_qp *qp;
@@ -236,7 +271,20 @@ struct ibpost_queue {
 	struct ibpost_slot spare;
 	struct ibpost_mr *mr_hit;
 	bool is_send;
+	struct ibpost_sink *sinks;
+	u32 sink_max_len;
 };
+
+/* sink.c: iWARP READ sinks */
+int ibpost_sinks_alloc(struct ibpost_queue *q);
+void ibpost_sinks_free(struct ibpost_queue *q);
+bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr);
+int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
+void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot);
+struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
+				    struct ibpost_slot *slot);
+struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
+					 const struct ib_send_wr *bad);
 
 /**
  * struct ibpost_marker - a WR posted after all others to drain a queue

@@ -65,15 +65,21 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 		return 0;
 	}
 	switch (wr->opcode) {
-	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* iWARP (RFC 5040) carries no immediate data. */
+		if (ibpost_dev_iwarp(qp->dev))
+			return 0;
+		fallthrough;
+	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
+		if (wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+			return sizeof(struct ib_rdma_wr);
 		return sizeof(struct ib_send_wr);
 	case IB_WR_LOCAL_INV:
 		/* Keys are ibpost's: a consumer could revoke another's MR. */
 		return internal ? sizeof(struct ib_send_wr) : 0;
 	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
 		return sizeof(struct ib_rdma_wr);
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -121,6 +127,34 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 	return num_sge;
 }
 
+/*
+ * A READ's sink SGEs: at most the device's max_sge_rd (0: no limit of its
+ * own), and on iWARP exactly one, the tagged READ response's target.
+ */
+static bool ibpost_read_sges_bad(struct ibpost_qp *qp,
+				 const struct ib_send_wr *wr)
+{
+	u32 max = qp->dev->ibdev->attrs.max_sge_rd ?: U32_MAX;
+
+	if (wr->num_sge > max) {
+		pr_warn_ratelimited("post_send: a READ takes at most %u SGEs on %s (max_sge_rd), not %d\n",
+				    max, qp->dev->name, wr->num_sge);
+		return true;
+	}
+	if (ibpost_dev_iwarp(qp->dev) && wr->num_sge != 1) {
+		pr_warn_ratelimited("post_send: an iWARP READ needs one sink SGE, not %d\n",
+				    wr->num_sge);
+		return true;
+	}
+	/* Never split (one context, one READ): one sink registration. */
+	if (qp->sq.sinks && wr->sg_list[0].length > qp->sq.sink_max_len) {
+		pr_warn_ratelimited("post_send: an iWARP READ of %u bytes exceeds the %u one sink registration maps\n",
+				    wr->sg_list[0].length, qp->sq.sink_max_len);
+		return true;
+	}
+	return false;
+}
+
 /* Return: the size of @wr's structure to copy, or -EINVAL. */
 static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			     bool internal)
@@ -130,9 +164,10 @@ static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	int i;
 
 	if (!size) {
-		pr_warn_ratelimited("post_send: opcode %u is not valid for this %s QP\n",
+		pr_warn_ratelimited("post_send: opcode %u is not valid for this %s QP on %s\n",
 				    wr->opcode,
-				    qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC");
+				    qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
+				    qp->dev->name);
 		return -EINVAL;
 	}
 	if (wr->send_flags & ~IBPOST_SEND_FLAGS) {
@@ -161,6 +196,8 @@ static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			return -EINVAL;
 		}
 	}
+	if (wr->opcode == IB_WR_RDMA_READ && ibpost_read_sges_bad(qp, wr))
+		return -EINVAL;
 	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
 		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
@@ -210,11 +247,11 @@ static int ibpost_provider_post(struct ibpost_qp *qp, struct ibpost_queue *q,
 	int ret;
 
 	if (q->is_send)
-		ret = ib_post_send(qp->ibqp, &first->wr.send, &sbad);
+		ret = ib_post_send(qp->ibqp, ibpost_slot_head(q, first), &sbad);
 	else
 		ret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
 	if (q->is_send)
-		*bad = sbad ? container_of(sbad, struct ibpost_slot, wr.send) : first;
+		*bad = sbad ? ibpost_sink_bad_slot(q, sbad) : first;
 	else
 		*bad = rbad ? container_of(rbad, struct ibpost_slot, wr.recv) : first;
 	return ret;
@@ -303,7 +340,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	struct ibpost_slot *prev = NULL;
 	u32 n = 0, used, start, posted, chain;
 	int ret = 0, nmr, size;
-	bool user_sig, sig;
+	bool user_sig, sig, sink;
 
 	spin_lock_bh(&q->lock);
 	chain = ibpost_chain_len(wr, true);
@@ -338,13 +375,23 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 		ret = sync ? 0 : ibpost_fault_check();
+		sink = !ret && !sync && ibpost_sink_wanted(q, cur);
+		if (sink)
+			ret = ibpost_sink_prepare(q, cur);
 		if (ret) {
 			ibpost_mr_put_users(slot->mrs, nmr);
 			break;
 		}
 
 		user_sig = cur->send_flags & IB_SEND_SIGNALED;
+		/*
+		 * iWARP: a READ completes when its response is in, after the
+		 * SENDs and WRITEs behind it that completed once sent; no
+		 * later completion may reclaim it as done (nor reuse its
+		 * sink), so every READ is signaled there.
+		 */
 		sig = user_sig || sync ||
+		      (q->sinks && cur->opcode == IB_WR_RDMA_READ) ||
 		      q->since_signal + 1 >= q->signal_interval ||
 		      used + n + 1 == q->depth;
 		if (sig && !user_sig && !sync) {
@@ -363,8 +410,10 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		slot->wr.send.next = NULL;
 		if (sig)
 			slot->wr.send.send_flags |= IB_SEND_SIGNALED;
+		if (sink)
+			ibpost_sink_attach(q, slot);
 		if (prev)
-			prev->wr.send.next = &slot->wr.send;
+			prev->wr.send.next = ibpost_slot_head(q, slot);
 		prev = slot;
 	}
 	if (ret)

@@ -138,6 +138,9 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2)
 		return -EINVAL;
 	qp->attr.max_send_wr = init.cap.max_send_wr - 1;
+	/* iWARP: two provider WRs per slot, for a READ's sink (sink.c). */
+	if (ibpost_dev_iwarp(qp->dev))
+		qp->attr.max_send_wr /= 2;
 	qp->attr.max_recv_wr = init.cap.max_recv_wr - 1;
 	qp->attr.max_send_sge = init.cap.max_send_sge;
 	qp->attr.max_recv_sge = init.cap.max_recv_sge;
@@ -203,6 +206,12 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 		return ERR_PTR(-EINVAL);
 	}
 
+	if (attr->qp_type == IB_QPT_UD && ibpost_dev_iwarp(dev)) {
+		pr_warn_ratelimited("qp_create: %s is an iWARP device: RC QPs only, no UD\n",
+				    dev->name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return ERR_PTR(-ENOMEM);
@@ -255,6 +264,8 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	init.send_cq = qp->sq.cq;
 	init.recv_cq = qp->rq.cq;
 	init.cap.max_send_wr = attr->max_send_wr + 1;
+	if (ibpost_dev_iwarp(dev))
+		init.cap.max_send_wr += attr->max_send_wr;
 	init.cap.max_recv_wr = attr->max_recv_wr + 1;
 	init.cap.max_send_sge = max_t(u32, attr->max_send_sge, 1);
 	init.cap.max_recv_sge = max_t(u32, attr->max_recv_sge, 1);
@@ -292,9 +303,14 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				       qp->sq.depth);
 	qp->sq.signal_interval = qp->attr.signal_interval;
 	qp->rq.signal_interval = 1;
+	if (ibpost_dev_iwarp(dev)) {
+		ret = ibpost_sinks_alloc(&qp->sq);
+		if (ret)
+			goto out_free_rq_slots;
+	}
 	ret = ibpost_drain_init(qp);
 	if (ret)
-		goto out_free_rq_slots;
+		goto out_free_sinks;
 	if (attr->qp_type == IB_QPT_UD && !id) {
 		ret = ibpost_qp_to_rts_ud(qp);
 		if (ret)
@@ -313,6 +329,9 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 
 out_drain_cleanup:
 	ibpost_drain_cleanup(qp);
+out_free_sinks:
+	/* Nothing was posted: the sinks may go before the QP. */
+	ibpost_sinks_free(&qp->sq);
 out_free_rq_slots:
 	ibpost_queue_free(&qp->rq);
 out_free_sq_slots:
@@ -348,8 +367,9 @@ out_unlock:
  * ibpost_qp_get_attr().
  *
  * Context: Process context; may sleep.
- * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr, -ENODEV when the
- * device is being removed, -ENOMEM, or the provider's error.
+ * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr, -EOPNOTSUPP for
+ * a UD QP on an iWARP device, -ENODEV when the device is being removed,
+ * -ENOMEM, or the provider's error.
  */
 struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
 				     const struct ibpost_qp_attr *attr,
@@ -505,7 +525,9 @@ static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
  *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL when the QPs are not two RC QPs of one device;
- * -ENODEV when the device is gone; or the provider's error.
+ * -EOPNOTSUPP on an iWARP device, whose QPs connect through rdma_cm only
+ * (ibpost_qp_create_cm()); -ENODEV when the device is gone; or the
+ * provider's error.
  */
 int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 {
@@ -516,6 +538,11 @@ int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 	if (!a || !b || a == b || a->dev != b->dev ||
 	    a->attr.qp_type != IB_QPT_RC || b->attr.qp_type != IB_QPT_RC)
 		return -EINVAL;
+	if (ibpost_dev_iwarp(a->dev)) {
+		pr_warn_ratelimited("connect_loopback: %s is an iWARP device: its QPs connect through rdma_cm only\n",
+				    a->dev->name);
+		return -EOPNOTSUPP;
+	}
 	/* Both QPs' mutexes, in address order. */
 	first = a < b ? a : b;
 	second = a < b ? b : a;
@@ -608,6 +635,7 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 	qp->rq.cq = NULL;
 	ibpost_free_cq(qp->sq.cq);
 	qp->sq.cq = NULL;
+	ibpost_sinks_free(&qp->sq);
 	/* Anything the provider did not return comes back flushed. */
 	ibpost_queue_flush(&qp->sq, drained, !removal);
 	ibpost_queue_flush(&qp->rq, drained, !removal);

@@ -254,10 +254,16 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_read, IBPOST_NS);
  * @qp: a connected RC QP
  * @context: returned in the completion
  * @sgl: the local pieces, each inside its MR
- * @nsge: entries in @sgl, at most the granted max_send_sge
+ * @nsge: entries in @sgl, at most the granted max_send_sge and the
+ *        device's READ limit (attrs.max_sge_rd; one on iWARP, whose READ
+ *        response lands in a single tagged buffer)
  * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE
  * @remote_addr: the peer's address
  * @rkey: the peer's key
+ *
+ * A READ is never split: more SGEs than the device's READ limit are
+ * refused with -EINVAL before the provider is called, so one context
+ * always stands for one READ.
  *
  * Context: Any context but hard IRQ.
  * Return: 0 or a negative errno, as ibpost_post_send_list().
