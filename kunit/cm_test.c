@@ -2,9 +2,10 @@
 /*
  * ibpost_cm: QPs made by ibpost_qp_create_cm() and connected through the
  * kernel's rdma_cm, on one host: the client connects to the test guest's
- * own address on rxe0's netdev (IBPOST_TEST_CM_ADDR), so the connection
- * goes through address and route resolution, REQ/REP/RTU and DREQ/DREP
- * exactly as between two hosts.
+ * own address on the netdev of the device under test (10.99.0.1 on rxe0's,
+ * 10.98.0.1 on siw0's), so the connection goes through address and route
+ * resolution, REQ/REP/RTU and DREQ/DREP (on iWARP: TCP and MPA) exactly
+ * as between two hosts.
  */
 #include <linux/inet.h>
 #include <linux/wait.h>
@@ -14,7 +15,6 @@
 #include "ibpost_test.h"
 #include "../drivers/ibpost_internal.h"
 
-#define IBPOST_TEST_CM_ADDR	"10.99.0.1"
 #define CM_TIMEOUT		(30 * HZ)
 #define CM_RECVS		8
 
@@ -91,14 +91,15 @@ static void cm_conn_free(void *data)
 		rdma_destroy_id(c->listen);
 }
 
-static struct sockaddr_in cm_addr(u16 port)
+static struct sockaddr_in cm_addr(struct kunit *test, u16 port)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_port = htons(port),
-		.sin_addr.s_addr = in_aton(IBPOST_TEST_CM_ADDR),
 	};
 
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_dev_addr(ibpost_test_dev(test),
+						      &sin));
 	return sin;
 }
 
@@ -109,7 +110,7 @@ static struct cm_conn *cm_connect(struct kunit *test, u16 port)
 		.responder_resources = 4, .initiator_depth = 4,
 		.retry_count = 6, .rnr_retry_count = 7,
 	};
-	struct sockaddr_in sin = cm_addr(port);
+	struct sockaddr_in sin = cm_addr(test, port);
 	struct ibpost_dev *dev;
 	struct cm_conn *c;
 
@@ -411,7 +412,7 @@ static void ibpost_cm_qp_outlives_refused_id(struct kunit *test)
 		.responder_resources = 4, .initiator_depth = 4,
 		.retry_count = 6, .rnr_retry_count = 7,
 	};
-	struct sockaddr_in sin = cm_addr(20004);
+	struct sockaddr_in sin = cm_addr(test, 20004);
 	struct rdma_cm_id *listen, *client;
 	struct ibpost_qp *cqp = NULL;
 	struct cm_refuse *r;

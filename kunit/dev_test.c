@@ -12,7 +12,7 @@ static void ibpost_dev_get_finds_test_device(struct kunit *test)
 	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
 
 	KUNIT_ASSERT_NOT_NULL(test, ibdev);
-	KUNIT_EXPECT_STREQ(test, dev_name(&ibdev->dev), ibpost_test_ibdev);
+	KUNIT_EXPECT_STREQ(test, dev_name(&ibdev->dev), ibpost_test_ibdev());
 	KUNIT_ASSERT_NOT_NULL(test, ibpost_dev_pd(dev));
 	KUNIT_EXPECT_PTR_EQ(test, ibpost_dev_pd(dev)->device, ibdev);
 }
@@ -44,7 +44,7 @@ static bool ibpost_test_is_test_dev(struct ibpost_dev *dev)
 {
 	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
 
-	return ibdev && !strcmp(dev_name(&ibdev->dev), ibpost_test_ibdev);
+	return ibdev && !strcmp(dev_name(&ibdev->dev), ibpost_test_ibdev());
 }
 
 static void ibpost_test_client_add(struct ibpost_dev *dev)

@@ -81,7 +81,7 @@ static void ibpost_debugfs_files_are_root_only(struct kunit *test)
 	umode_t mode;
 
 	snprintf(qps, sizeof(qps), "/sys/kernel/debug/ibpost/%s/qps",
-		 ibpost_test_ibdev);
+		 ibpost_test_ibdev());
 	for (i = 0; i <= ARRAY_SIZE(files); i++) {
 		const char *name = i < ARRAY_SIZE(files) ? files[i] : qps;
 

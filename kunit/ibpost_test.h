@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared helpers of ibpost's KUnit suites. The suites run against a real
- * RDMA device (rxe0 in the test guest, or the one named by the module
- * parameter "ibdev").
+ * RDMA device: rxe0 in the test guest, or the one the knob "ibdev=" names
+ * (siw0 for the iWARP run). Cases that cannot apply to the device (UD or a
+ * hand-made connection on iWARP) are KUnit skips with the reason.
  */
 #ifndef _IBPOST_TEST_H
 #define _IBPOST_TEST_H
@@ -11,7 +12,8 @@
 #include <rdma/ibpost.h>
 #include "compat.h"
 
-extern char *ibpost_test_ibdev;
+/* The name of the device under test. */
+const char *ibpost_test_ibdev(void);
 
 /* A "name=value" from the guest's /ibpost/kunit_args, or @def. */
 uint ibpost_test_knob(const char *name, uint def);
@@ -25,10 +27,16 @@ void ibpost_test_attr(struct ibpost_qp_attr *attr, enum ib_qp_type type);
 /* Create a QP that is destroyed at test exit unless destroyed before. */
 struct ibpost_qp *ibpost_test_qp(struct kunit *test, struct ibpost_dev *dev,
 				 const struct ibpost_qp_attr *attr);
+/* Destroy @qp at test exit unless ibpost_test_qp_destroy() did before. */
+void ibpost_test_defer_qp(struct kunit *test, struct ibpost_qp *qp);
 /* Destroy a QP made by ibpost_test_qp() now. */
 void ibpost_test_qp_destroy(struct kunit *test, struct ibpost_qp *qp);
 
-/* The QP's state as the provider reports it. */
+/*
+ * The QP's state as the provider reports it; on iWARP as ibpost tracks it,
+ * since an iWARP provider moves its QPs inside iw_cm and need not report
+ * the state at all (siw in 6.1 leaves qp_state unset).
+ */
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 				      struct ibpost_qp *qp);
 
@@ -43,14 +51,18 @@ struct ibpost_test_buf {
 };
 
 /*
- * A connected loopback RC pair with registered buffers on each side:
+ * A connected RC pair (see ibpost_test_qp_pair()) with registered
+ * buffers on each side:
  * a->abuf, b->bbuf (local), and on b a buffer the peer may write (bw) and
  * one it may read (br). NULL callbacks: completions through
  * ibpost_get_*_comp(). Torn down at test exit: QPs first, then MRs.
  */
+struct ibpost_test_cm;
+
 struct ibpost_test_pair {
 	struct ibpost_dev *dev;
 	struct ibpost_qp *a, *b;
+	struct ibpost_test_cm *cm;	/* iWARP: the pair's rdma_cm ids */
 	struct ibpost_qp_attr got;
 	struct ibpost_test_buf abuf, bbuf, bw, br;
 };
@@ -126,7 +138,8 @@ void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c);
 __printf(1, 2) int ibpost_test_sh(const char *fmt, ...);
 
 /*
- * A second device: rxe @name on a new dummy netdev @netdev, with a
+ * A second device of the same provider as the one under test (rxe or
+ * siw) @name on a new dummy netdev @netdev with an IPv4 address, with a
  * reference; both deleted at test exit unless the test removed them.
  */
 struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
@@ -137,5 +150,46 @@ struct ibpost_test_thread;
 struct ibpost_test_thread *ibpost_test_run(struct kunit *test,
 					   int (*fn)(void *arg), void *arg);
 bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret);
+
+struct sockaddr_in;
+/* The first IPv4 address of the netdev @dev is on, into @sin. */
+int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin);
+
+/* @qp reached ERR within 5 s (on iWARP: its connection ended). */
+bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp);
+
+/* Whether @dev is an iWARP device (RC through rdma_cm only, no UD). */
+bool ibpost_test_iwarp(struct ibpost_dev *dev);
+/* Skip the case, with @why, on an iWARP device. */
+void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
+			 const char *why);
+/* On iWARP: check that UD is refused with -EOPNOTSUPP, then skip. */
+void ibpost_test_need_ud(struct kunit *test, struct ibpost_dev *dev);
+
+/*
+ * Two RC QPs of @dev, created with @aattr and @battr and connected to
+ * each other: by ibpost_qp_connect_loopback() on InfiniBand and RoCE, by
+ * rdma_cm to the address of @dev's netdev on iWARP (*@cm then holds the
+ * rdma_cm ids, freed by ibpost_test_cm_free() after both QPs). On failure
+ * the QPs made so far are in *@a and *@b for the caller to destroy.
+ */
+int ibpost_test_connect_pair(struct ibpost_dev *dev,
+			     const struct ibpost_qp_attr *aattr,
+			     const struct ibpost_qp_attr *battr,
+			     struct ibpost_qp **a, struct ibpost_qp **b,
+			     struct ibpost_test_cm **cm);
+int ibpost_test_cm_connect(struct ibpost_dev *dev,
+			   const struct ibpost_qp_attr *aattr,
+			   const struct ibpost_qp_attr *battr,
+			   struct ibpost_qp **a, struct ibpost_qp **b,
+			   struct ibpost_test_cm **cm);
+void ibpost_test_cm_free(struct ibpost_test_cm *cm);
+/* ibpost_test_cm_free(@cm) at test exit (deferred before the QPs). */
+void ibpost_test_defer_cm(struct kunit *test, struct ibpost_test_cm *cm);
+/* The same, asserted; both QPs (and ids) go at test exit. */
+void ibpost_test_qp_pair(struct kunit *test, struct ibpost_dev *dev,
+			 const struct ibpost_qp_attr *aattr,
+			 const struct ibpost_qp_attr *battr,
+			 struct ibpost_qp **a, struct ibpost_qp **b);
 
 #endif /* _IBPOST_TEST_H */

@@ -11,8 +11,6 @@
 #include <linux/workqueue.h>
 #include "ibpost_test.h"
 
-char *ibpost_test_ibdev = "rxe0";
-
 /*
  * Knobs. Module parameters cannot steer the suites: with CONFIG_KUNIT=m
  * they run from the module notifier, before the module's parameters are
@@ -21,14 +19,14 @@ char *ibpost_test_ibdev = "rxe0";
  */
 #define IBPOST_TEST_ARGS "/ibpost/kunit_args"
 
-uint ibpost_test_knob(const char *name, uint def)
+/* The value of "@name=" in the knobs into @tok, or false. */
+static bool ibpost_test_knob_tok(const char *name, char *tok, size_t size)
 {
 	static char args[256];
 	static bool loaded;
 	char key[48], *p;
 	struct file *f;
 	loff_t pos = 0;
-	uint val;
 	ssize_t n;
 
 	if (!loaded) {
@@ -42,16 +40,33 @@ uint ibpost_test_knob(const char *name, uint def)
 	}
 	snprintf(key, sizeof(key), "%s=", name);
 	for (p = strstr(args, key); p; p = strstr(p + 1, key)) {
-		char tok[16];
-
 		if (p != args && p[-1] != ' ')
 			continue;
 		p += strlen(key);
-		strscpy(tok, p, min_t(size_t, sizeof(tok), strcspn(p, "\n ") + 1));
-		if (!kstrtouint(tok, 0, &val))
-			return val;
+		strscpy(tok, p, min_t(size_t, size, strcspn(p, "\n ") + 1));
+		return true;
 	}
+	return false;
+}
+
+uint ibpost_test_knob(const char *name, uint def)
+{
+	char tok[16];
+	uint val;
+
+	if (ibpost_test_knob_tok(name, tok, sizeof(tok)) &&
+	    !kstrtouint(tok, 0, &val))
+		return val;
 	return def;
+}
+
+const char *ibpost_test_ibdev(void)
+{
+	static char name[IB_DEVICE_NAME_MAX];
+
+	if (!name[0] && !ibpost_test_knob_tok("ibdev", name, sizeof(name)))
+		strscpy(name, "rxe0", sizeof(name));
+	return name;
 }
 
 /*
@@ -111,10 +126,10 @@ static void ibpost_test_dev_put(void *data)
 
 struct ibpost_dev *ibpost_test_dev(struct kunit *test)
 {
-	struct ibpost_dev *dev = ibpost_dev_get(ibpost_test_ibdev);
+	struct ibpost_dev *dev = ibpost_dev_get(ibpost_test_ibdev());
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(dev), "no ibpost device %s: %ld",
-			       ibpost_test_ibdev, PTR_ERR(dev));
+			       ibpost_test_ibdev(), PTR_ERR(dev));
 	ibpost_test_defer(test, ibpost_test_dev_put, dev);
 	return dev;
 }
@@ -136,13 +151,18 @@ static void ibpost_test_qp_free(void *data)
 	ibpost_qp_destroy(data);
 }
 
+void ibpost_test_defer_qp(struct kunit *test, struct ibpost_qp *qp)
+{
+	ibpost_test_defer(test, ibpost_test_qp_free, qp);
+}
+
 struct ibpost_qp *ibpost_test_qp(struct kunit *test, struct ibpost_dev *dev,
 				 const struct ibpost_qp_attr *attr)
 {
 	struct ibpost_qp *qp = ibpost_qp_create(dev, attr);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
-	ibpost_test_defer(test, ibpost_test_qp_free, qp);
+	ibpost_test_defer_qp(test, qp);
 	return qp;
 }
 
@@ -151,17 +171,6 @@ void ibpost_test_qp_destroy(struct kunit *test, struct ibpost_qp *qp)
 	KUNIT_EXPECT_EQ(test, 0,
 			kunit_destroy_resource(test, ibpost_test_match_action,
 					       qp));
-}
-
-enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
-				      struct ibpost_qp *qp)
-{
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr qa;
-
-	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
-					     IB_QP_STATE, &init));
-	return qa.qp_state;
 }
 
 void ibpost_test_fill(void *buf, size_t len, u32 seed)
@@ -209,6 +218,7 @@ static void ibpost_test_pair_free(void *data)
 	/* The QPs first: their flushes release the MRs' users. */
 	ibpost_qp_destroy(p->a);
 	ibpost_qp_destroy(p->b);
+	ibpost_test_cm_free(p->cm);
 	ibpost_test_buf_fini(&p->br);
 	ibpost_test_buf_fini(&p->bw);
 	ibpost_test_buf_fini(&p->bbuf);
@@ -229,14 +239,15 @@ struct ibpost_test_pair *ibpost_test_pair_len(struct kunit *test,
 {
 	struct ibpost_qp_attr def;
 	struct ibpost_test_pair *p;
+	int ret;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	p->dev = ibpost_dev_get(ibpost_test_ibdev);
+	p->dev = ibpost_dev_get(ibpost_test_ibdev());
 	if (IS_ERR(p->dev)) {
 		kfree(p);
 		KUNIT_FAIL_AND_ABORT(test, "no ibpost device %s",
-				     ibpost_test_ibdev);
+				     ibpost_test_ibdev());
 	}
 	ibpost_test_defer(test, ibpost_test_pair_free, p);
 	if (!attr) {
@@ -244,11 +255,10 @@ struct ibpost_test_pair *ibpost_test_pair_len(struct kunit *test,
 		def.max_inline_data = 64;
 		attr = &def;
 	}
-	p->a = ibpost_qp_create(p->dev, attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->a);
-	p->b = ibpost_qp_create(p->dev, attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p->b);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(p->a, p->b));
+	ret = ibpost_test_connect_pair(p->dev, attr, attr, &p->a, &p->b,
+				       &p->cm);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot connect a pair on %s: %d",
+			    ibpost_test_ibdev(), ret);
 	ibpost_qp_get_attr(p->a, &p->got);
 	ibpost_test_buf_init(test, &p->abuf, p->dev, NULL, len,
 			     IBPOST_TEST_MSGS);
@@ -397,9 +407,7 @@ struct ibpost_test_cbd *ibpost_test_cbd(struct kunit *test,
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.poll_ctx = ctx;
 	attr.recv_done = ibpost_test_cbd_recv_done;
-	c->a = ibpost_test_qp(test, dev, &attr);
-	c->b = ibpost_test_qp(test, dev, &attr);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(c->a, c->b));
+	ibpost_test_qp_pair(test, dev, &attr, &attr, &c->a, &c->b);
 	for (i = 0; i < IBPOST_TEST_CBD_N; i++) {
 		r = &c->recv[i];
 		r->buf = kunit_kzalloc(test, 256, GFP_KERNEL);
@@ -444,6 +452,8 @@ int ibpost_test_sh(const char *fmt, ...)
 	"! ip -6 addr show dev %s | grep -q tentative || [ $n -ge 50 ]; " \
 	"do sleep 0.1; n=$((n + 1)); done"
 
+#define IBPOST_TEST_DEV2_ADDR	"10.97.0.1/24"
+
 struct ibpost_test_dev2 {
 	char name[IB_DEVICE_NAME_MAX];
 	char netdev[16];
@@ -463,7 +473,8 @@ struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
 				    const char *netdev)
 {
 	struct ibpost_test_dev2 *d = kzalloc(sizeof(*d), GFP_KERNEL);
-	struct ibpost_dev *dev;
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	const char *type = ibpost_test_iwarp(dev) ? "siw" : "rxe";
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
 	strscpy(d->name, name, sizeof(d->name));
@@ -476,9 +487,12 @@ struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
 			    ibpost_test_sh("echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad",
 					   netdev) ||
 			    ibpost_test_sh("ip link set %s up", netdev) ||
-			    ibpost_test_sh("rdma link add %s type rxe netdev %s",
-					   name, netdev),
-			    "cannot make %s on %s", name, netdev);
+			    /* iWARP pairs connect over TCP to this address. */
+			    ibpost_test_sh("ip addr add " IBPOST_TEST_DEV2_ADDR
+					   " dev %s", netdev) ||
+			    ibpost_test_sh("rdma link add %s type %s netdev %s",
+					   name, type, netdev),
+			    "cannot make %s %s on %s", type, name, netdev);
 	/* Traffic needs the port's link-local address usable: wait for it. */
 	ibpost_test_sh(IBPOST_TEST_WAIT_LL, netdev, netdev);
 	dev = ibpost_dev_get(name);

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_internal.h"
 
 #define CTX(n) ((void *)(unsigned long)(n))
 
@@ -92,20 +93,43 @@ static void ibpost_reg_write_grants_no_read(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 
+	ibpost_test_need_ib(test, p->dev,
+			    "siw serves a READ from any valid STag: its READ response checks no REMOTE_READ (siw_qp_tx.c), a provider defect ibpost cannot reach");
+
 	KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR,
 			ibpost_test_rdma(test, p, true, 64,
 					 ibpost_mr_remote_addr(p->bw.mr),
 					 ibpost_mr_rkey(p->bw.mr)));
 }
 
+/*
+ * A remote failure of a WRITE: its own error completion on IB/RoCE. On
+ * iWARP the WRITE is over for its sender once sent (RFC 5040), and the
+ * peer's TERMINATE ends the connection: @qp goes to ERR instead, and the
+ * WRITE's own status says success or an error depending on which came
+ * first.
+ */
+static void ibpost_test_write_refused(struct kunit *test,
+				      struct ibpost_test_pair *p,
+				      u64 raddr, u32 rkey)
+{
+	enum ib_wc_status st = ibpost_test_rdma(test, p, false, 64, raddr,
+						rkey);
+
+	if (ibpost_test_iwarp(p->dev)) {
+		KUNIT_EXPECT_NE(test, IB_WC_WR_FLUSH_ERR, st);
+		KUNIT_EXPECT_TRUE(test, ibpost_test_wait_err(test, p->a));
+	} else {
+		KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR, st);
+	}
+}
+
 static void ibpost_reg_read_grants_no_write(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 
-	KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR,
-			ibpost_test_rdma(test, p, false, 64,
-					 ibpost_mr_remote_addr(p->br.mr),
-					 ibpost_mr_rkey(p->br.mr)));
+	ibpost_test_write_refused(test, p, ibpost_mr_remote_addr(p->br.mr),
+				  ibpost_mr_rkey(p->br.mr));
 	KUNIT_EXPECT_EQ(test, 0, memchr_inv(p->br.buf, 0, 64) ? 1 : 0);
 }
 
@@ -119,9 +143,7 @@ static void ibpost_reg_write_window_is_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS,
 			ibpost_test_rdma(test, p, false, 64,
 					 raddr + p->bw.len - 64, rkey));
-	KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR,
-			ibpost_test_rdma(test, p, false, 64,
-					 raddr + p->bw.len - 63, rkey));
+	ibpost_test_write_refused(test, p, raddr + p->bw.len - 63, rkey);
 }
 
 static void ibpost_dereg_mr_revokes_rkey(struct kunit *test)
@@ -138,8 +160,12 @@ static void ibpost_dereg_mr_revokes_rkey(struct kunit *test)
 			ibpost_test_rdma(test, p, false, 64, raddr, rkey));
 	KUNIT_ASSERT_EQ(test, 0, ibpost_dereg_mr(w.mr));
 	memset(w.buf, 0, 256);
-	KUNIT_EXPECT_NE(test, IB_WC_SUCCESS,
-			ibpost_test_rdma(test, p, false, 64, raddr, rkey));
+	if (ibpost_test_iwarp(p->dev))
+		ibpost_test_write_refused(test, p, raddr, rkey);
+	else
+		KUNIT_EXPECT_NE(test, IB_WC_SUCCESS,
+				ibpost_test_rdma(test, p, false, 64, raddr,
+						 rkey));
 	KUNIT_EXPECT_NULL(test, memchr_inv(w.buf, 0, 256));
 	kfree(w.buf);
 }
@@ -190,6 +216,84 @@ static void ibpost_dereg_mr_forgets_last_hit(struct kunit *test)
 	ibpost_test_no_send_comp(test, p->a);
 }
 
+/*
+ * A READ's sink (white-box). On iWARP the READ response is a tagged write
+ * into it: ibpost registers exactly the READ's sink with remote write,
+ * under a new key each time its slot is reused, and posts the READ as
+ * READ_WITH_INV of that key, so the peer cannot write there with it
+ * afterwards. On IB/RoCE the READ goes out as posted, on the local key.
+ */
+#define SINK_OFF	100
+#define SINK_LEN	3000
+
+static void ibpost_read_sink_is_scoped(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_queue *q = &p->a->sq;
+	u8 *sink = (u8 *)p->abuf.buf + SINK_OFF;
+	u32 i, n = q->mask + 2, *keys, key = 0;
+	struct ibpost_comp comp;
+	struct ib_sge sge;
+
+	keys = kunit_kcalloc(test, q->mask + 1, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, sink, SINK_LEN,
+					       &sge));
+	KUNIT_EXPECT_EQ(test, !!q->sinks, ibpost_test_iwarp(p->dev));
+	for (i = 0; i < n; i++) {
+		u32 pos = q->head & q->mask;
+		struct ibpost_slot *slot = &q->slots[pos];
+		struct ib_send_wr *wr = &slot->wr.send;
+
+		ibpost_test_fill(p->br.buf, p->br.len, 30 + i);
+		/* This case is the QP's only poster: the slot is stable. */
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_read(p->a, CTX(i), sink, SINK_LEN,
+						 p->abuf.mr, IB_SEND_SIGNALED,
+						 ibpost_mr_remote_addr(p->br.mr) + 8,
+						 ibpost_mr_rkey(p->br.mr)));
+		if (q->sinks) {
+			struct ib_mr *mr = q->sinks[pos].mr;
+
+			KUNIT_EXPECT_TRUE(test, slot->sink);
+			KUNIT_EXPECT_EQ(test, wr->opcode,
+					IB_WR_RDMA_READ_WITH_INV);
+			KUNIT_EXPECT_EQ(test, wr->ex.invalidate_rkey, mr->lkey);
+			KUNIT_EXPECT_EQ(test, wr->sg_list[0].lkey, mr->lkey);
+			KUNIT_EXPECT_EQ(test, wr->sg_list[0].addr, sge.addr);
+			KUNIT_EXPECT_EQ(test, q->sinks[pos].reg.access,
+					IB_ACCESS_LOCAL_WRITE |
+					IB_ACCESS_REMOTE_WRITE);
+			KUNIT_EXPECT_EQ(test, mr->iova, sge.addr);
+			KUNIT_EXPECT_EQ(test, mr->length, (u64)SINK_LEN);
+			/* A slot used again registers under a new key. */
+			KUNIT_EXPECT_NE(test, keys[pos], mr->rkey);
+			keys[pos] = mr->rkey;
+			key = mr->rkey;
+		} else {
+			KUNIT_EXPECT_FALSE(test, slot->sink);
+			KUNIT_EXPECT_EQ(test, wr->opcode, IB_WR_RDMA_READ);
+			KUNIT_EXPECT_EQ(test, wr->sg_list[0].lkey, sge.lkey);
+		}
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		KUNIT_EXPECT_EQ(test, IB_WC_RDMA_READ, comp.opcode);
+		KUNIT_EXPECT_EQ(test, 0, memcmp(sink, (u8 *)p->br.buf + 8,
+						SINK_LEN));
+	}
+	if (!q->sinks)
+		return;
+	/* The READ invalidated its sink: the peer's WRITE with it fails. */
+	ibpost_test_fill(p->bbuf.buf, 64, 99);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->b, CTX(50), p->bbuf.buf,
+						   64, p->bbuf.mr,
+						   IB_SEND_SIGNALED, sge.addr,
+						   key));
+	KUNIT_EXPECT_TRUE(test, ibpost_test_wait_err(test, p->b));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(sink, (u8 *)p->br.buf + 8, 64));
+}
+
 static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
@@ -199,6 +303,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_write_window_is_exact),
 	KUNIT_CASE(ibpost_dereg_mr_revokes_rkey),
 	KUNIT_CASE(ibpost_dereg_mr_forgets_last_hit),
+	KUNIT_CASE(ibpost_read_sink_is_scoped),
 	{}
 };
 

@@ -151,6 +151,17 @@ static void ibpost_post_readv_scatters(struct kunit *test)
 	struct ibpost_comp comp;
 
 	ibpost_test_fill(p->br.buf, p->br.len, 7);
+	if (ibpost_dev_ibdev(p->dev)->attrs.max_sge_rd < 2) {
+		/* Refused before the provider: nothing queued, no context. */
+		KUNIT_EXPECT_EQ(test, -EINVAL,
+				ibpost_post_readv(p->a, CTX(4), sgl, 2,
+						  IB_SEND_SIGNALED,
+						  ibpost_mr_remote_addr(p->br.mr),
+						  ibpost_mr_rkey(p->br.mr)));
+		ibpost_test_no_send_comp(test, p->a);
+		kunit_skip(test, "%s",
+			   "iWARP: a READ has one sink SGE (max_sge_rd 1): a readv of 2 is refused with -EINVAL");
+	}
 	KUNIT_ASSERT_EQ(test, 0,
 			ibpost_post_readv(p->a, CTX(4), sgl, 2, IB_SEND_SIGNALED,
 					  ibpost_mr_remote_addr(p->br.mr) + 16,
@@ -170,6 +181,7 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 	struct ibpost_comp comp;
 	struct ib_ah *ah;
 
+	ibpost_test_need_ud(test, dev);
 	ibpost_test_attr(&attr, IB_QPT_UD);
 	attr.qkey = 0x5eed;
 	x = ibpost_test_qp(test, dev, &attr);
@@ -238,6 +250,18 @@ static void ibpost_chain_with_imm_reaches_receiver(struct kunit *test)
 	s.sg_list = &sge[1];
 	s.num_sge = 1;
 	s.ex.imm_data = cpu_to_be32(0xbeef);
+	if (ibpost_test_iwarp(p->dev)) {
+		/* Both refused before the provider, the first one named. */
+		KUNIT_EXPECT_EQ(test, -EINVAL,
+				ibpost_post_send_list(p->a, &w.wr, &bad));
+		KUNIT_EXPECT_PTR_EQ(test, bad, &w.wr);
+		KUNIT_EXPECT_EQ(test, -EINVAL,
+				ibpost_post_send_list(p->a, &s, &bad));
+		KUNIT_EXPECT_PTR_EQ(test, bad, &s);
+		ibpost_test_no_send_comp(test, p->a);
+		kunit_skip(test, "%s",
+			   "iWARP: no immediate data (RFC 5040); WRITE_WITH_IMM and SEND_WITH_IMM refused with -EINVAL");
+	}
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &w.wr, &bad));
 	KUNIT_EXPECT_NULL(test, bad);
 

@@ -36,6 +36,7 @@ struct stress {
 	atomic_t expected, returned, dups, bad_status, recv_returned;
 	atomic_t post_errors, enomem;
 	atomic_t started, go;
+	bool prepost;		/* iWARP: every receive before any SEND */
 };
 
 struct poster {
@@ -136,9 +137,16 @@ static int stress_receiver(void *arg)
 	u32 posted = 0;
 	int ret;
 
-	atomic_inc(&s->started);
-	while (!atomic_read(&s->go))
-		usleep_range(100, 200);
+	/*
+	 * iWARP has no RNR: a SEND that finds no receive ends the
+	 * connection. There every receive is posted before the posters
+	 * start (they wait for this thread), instead of alongside them.
+	 */
+	if (!s->prepost) {
+		atomic_inc(&s->started);
+		while (!atomic_read(&s->go))
+			usleep_range(100, 200);
+	}
 	while (posted < s->sends) {
 		ret = ibpost_post_recv(p->b, NULL, p->bbuf.buf, 64, p->bbuf.mr);
 		if (ret == -ENOMEM) {
@@ -153,6 +161,8 @@ static int stress_receiver(void *arg)
 		posted++;
 		cond_resched();
 	}
+	if (s->prepost)
+		atomic_inc(&s->started);
 	return 0;
 }
 
@@ -212,6 +222,9 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.max_send_wr = 256;
 	attr.max_recv_wr = 1024;
+	s->prepost = ibpost_test_iwarp(ibpost_test_dev(test));
+	if (s->prepost)
+		attr.max_recv_wr = s->sends;
 	attr.send_done = stress_send_done;
 	attr.recv_done = stress_recv_done;
 	attr.priv = s;

@@ -37,6 +37,7 @@
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
 #                     to replay a fuzz run (see kunit/main.c)
+#   IBPOST_MODES      quick: the single-guest runs, "test test-siw" by default
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -232,34 +233,46 @@ figures() {
 	echo "kernel reports:   $(grep -cE "$REPORTS" "$console")"
 }
 
-# The single guest: every KUnit suite and the scenarios on the kernel
-# built in $1 (source $2), initramfs $3, results in $4, series $5.
-# Appends its line to the report; fails when a suite is missing, a case
-# does not pass (a skip included), or the log is not clean.
+# The single guest: every KUnit suite and the scenarios on rxe0 (mode
+# "test"), or every KUnit suite again on siw0 (mode "test-siw"), on the
+# kernel built in $1 (source $2), initramfs $3, results in $4, series $5,
+# mode $6. Appends its line to the report; fails when a suite is missing,
+# a case does not pass (a skip included, but for an iWARP reason on
+# siw0), or the log is not clean.
 single_run() {
-	local bdir=$1 src=$2 initrd=$3 out=$4 series=$5 console r fail=0
-	local expected t
+	local bdir=$1 src=$2 initrd=$3 out=$4 series=$5 mode=${6:-test}
+	local console r fail=0 expected t base=$4/kunit iwarp= stage
 	t=$(date +%s)
-	console=$out/console-test.log
-	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" test "$console" \
+	console=$out/console-$mode.log
+	stage="single guest"
+	if [ "$mode" = test-siw ]; then
+		base=$out/kunit-siw iwarp=iwarp stage="siw guest"
+	fi
+	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" "$mode" "$console" \
 		"$VM_TIMEOUT" "${BOOT_APPEND:-}" || fail=1
-	r=$(ktap_parse "$console" "$src" "$out/kunit") || fail=1
+	r=$(ktap_parse "$console" "$src" "$base" $iwarp) || fail=1
 	set -- $r
 	expected=$(cat "$out/initramfs/ibpost/nsuites" 2>/dev/null) || expected=
 	[ -n "$expected" ] || die "no suite count in $out/initramfs/ibpost/nsuites"
-	expected=$((expected + 1))
+	# The test guest adds its scenarios as a suite of its own.
+	[ "$mode" = test ] && expected=$((expected + 1))
 	if [ "$1" != "$expected" ]; then
 		log "$1 suites ran, the modules hold $expected"
 		fail=1
 	fi
-	if [ "$2" = 0 ] || [ "$2" != "$3" ]; then
-		log "$3 of $2 cases passed"
+	if [ "$2" = 0 ] || [ "$2" != $(($3 + $4)) ]; then
+		log "$3 of $2 cases passed, $4 skipped for iWARP"
 		fail=1
 	fi
 	check_log "$console" || fail=1
-	figures "$console" "$series" "$r" > "$out/reliability-figures.txt"
-	cat "$out/reliability-figures.txt" >&2
-	report "$REPORT" "$series" "single guest" "$1 of $expected suites, $3 of $2 cases passed" $fail "$t"
+	if [ "$mode" = test ]; then
+		figures "$console" "$series" "$r" > "$out/reliability-figures.txt"
+		cat "$out/reliability-figures.txt" >&2
+	elif [ -s "$base-skips.txt" ]; then
+		log "skipped on siw0 (case: reason):"
+		cat "$base-skips.txt" >&2
+	fi
+	report "$REPORT" "$series" "$stage" "$1 of $expected suites, $3 of $2 cases passed${iwarp:+, $4 skipped (iWARP)}" $fail "$t"
 	return $fail
 }
 
@@ -267,25 +280,27 @@ single_run() {
 # to the other's by a QEMU socket netdev on 127.0.0.1 only, and rxe0 on
 # it. A serves (ibpost_xhost_server), B runs the ibpost_xhost KUnit suite
 # against it through rdma_cm. Kernel build $1, source $2, initramfs $3,
-# results in $4.
+# results in $4, series $5; $6 "siw" puts siw0 on the NIC instead of
+# rxe0 (cases that cannot apply to iWARP are then skips with a reason).
 xhost_run() {
-	local bdir=$1 src=$2 initrd=$3 out=$4 series=$5 port fail=0 pa pb g
-	local r summary="" t
+	local bdir=$1 src=$2 initrd=$3 out=$4 series=$5 prov=${6:-} port
+	local fail=0 pa pb g r summary="" t sfx="" iwarp="" stage="two guests"
+	[ "$prov" = siw ] && sfx=-siw iwarp=iwarp stage="two guests siw"
 	t=$(date +%s)
-	port=$(( 40000 + $$ % 20000 ))
+	port=$(( 40000 + $$ % 20000 + ${#sfx} ))
 	# A point-to-point UDP socket netdev: each guest sends to the other's
 	# port on 127.0.0.1 and listens on its own there, nothing else.
 	log "two-host stage: guests A and B linked through 127.0.0.1:$port/$((port + 1)) (UDP)"
 	# virtio-net uses MSI-X: keep the kernel from evaluating ACPI's _PRT
 	# for its INTx, which under KASAN and TCG runs into the AML loop
 	# timeout (30 s) with the CPU held, and RCU then warns.
-	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" xhost-a \
-		"$out/console-xhost-a.log" "$VM_TIMEOUT" "pci=noacpi" \
+	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" "xhost-a$sfx" \
+		"$out/console-xhost$sfx-a.log" "$VM_TIMEOUT" "pci=noacpi" \
 		-netdev "socket,id=link,udp=127.0.0.1:$((port + 1)),localaddr=127.0.0.1:$port" \
 		-device virtio-net-pci,netdev=link,mac=52:54:00:77:00:01 &
 	pa=$!
-	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" xhost-b \
-		"$out/console-xhost-b.log" "$VM_TIMEOUT" "pci=noacpi" \
+	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" "xhost-b$sfx" \
+		"$out/console-xhost$sfx-b.log" "$VM_TIMEOUT" "pci=noacpi" \
 		-netdev "socket,id=link,udp=127.0.0.1:$port,localaddr=127.0.0.1:$((port + 1))" \
 		-device virtio-net-pci,netdev=link,mac=52:54:00:77:00:02 &
 	pb=$!
@@ -293,18 +308,20 @@ xhost_run() {
 	wait $pa || fail=1
 	for g in a b; do
 		log "kunit.py parse (guest $g):"
-		r=$(ktap_parse "$out/console-xhost-$g.log" "$src" \
-			"$out/kunit-xhost-$g") || fail=1
+		r=$(ktap_parse "$out/console-xhost$sfx-$g.log" "$src" \
+			"$out/kunit-xhost$sfx-$g" $iwarp) || fail=1
 		set -- $r
-		[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] ||
+		[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = $(($3 + $4)) ] ||
 			{ log "guest $g: $1 suites, $3 of $2 cases passed"; fail=1; }
-		summary="$summary${summary:+, }$g $3/$2"
-		check_log "$out/console-xhost-$g.log" || fail=1
+		summary="$summary${summary:+, }$g $3/$2${iwarp:+ ($4 skipped)}"
+		check_log "$out/console-xhost$sfx-$g.log" || fail=1
 	done
-	grep -q "ibpost_xhost_server" "$out/kunit-xhost-a-guest.txt" &&
-		grep -q "ibpost_xhost " "$out/kunit-xhost-b-module.txt" ||
+	grep -q "ibpost_xhost_server" "$out/kunit-xhost$sfx-a-guest.txt" &&
+		grep -q "ibpost_xhost " "$out/kunit-xhost$sfx-b-module.txt" ||
 		{ log "a two-host suite did not run"; fail=1; }
-	report "$REPORT" "$series" "two guests" "cases passed: $summary" $fail "$t"
+	[ -s "$out/kunit-xhost$sfx-b-skips.txt" ] &&
+		cat "$out/kunit-xhost$sfx-b-skips.txt" >&2
+	report "$REPORT" "$series" "$stage" "cases passed: $summary" $fail "$t"
 	return $fail
 }
 
@@ -341,9 +358,20 @@ cmd_test() {
 			"$out" "$k" || fail=1
 		log "Linux $k: single guest took $(( $(date +%s) - t )) s"
 		t=$(date +%s)
+		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
+			"$out" "$k" test-siw || fail=1
+		log "Linux $k: siw guest took $(( $(date +%s) - t )) s"
+		provider_table "$k" "$out/provider-table.txt" \
+			"$out/console-test.log" "$out/console-test-siw.log"
+		cat "$out/provider-table.txt" >&2
+		t=$(date +%s)
 		xhost_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1
 		log "Linux $k: two guests took $(( $(date +%s) - t )) s"
+		t=$(date +%s)
+		xhost_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
+			"$out" "$k" siw || fail=1
+		log "Linux $k: two guests over siw took $(( $(date +%s) - t )) s"
 	done
 	for k in $KERNELS; do
 		t=$(date +%s)
@@ -362,7 +390,7 @@ cmd_test() {
 # the suites; IBPOST_KUNIT_SUITES="race_test life_test" builds only those
 # (the suite count then follows the module).
 cmd_quick() {
-	local k out fail=0
+	local k m out fail=0
 	deps
 	prepare_kernels
 	: > "$REPORT"
@@ -371,8 +399,11 @@ cmd_quick() {
 		mkdir -p "$out"
 		build_modules "${BDIR[$k]}" "$out"
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
-		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
-			"$out" "$k" || fail=1
+		for m in ${IBPOST_MODES:-test test-siw}; do
+			single_run "${BDIR[$k]}" "${SRC[$k]}" \
+				"$out/initramfs.cpio.gz" "$out" "$k" "$m" ||
+				fail=1
+		done
 	done
 	cat "$REPORT" >&2
 	[ $fail = 0 ] || die "the quick run failed (consoles in $OUTROOT/<kernel>/)"
@@ -462,8 +493,11 @@ xhost)	# only the two-host stage of "test", for working on it
 		mkdir -p "$OUTROOT/$k"
 		build_modules "${BDIR[$k]}" "$OUTROOT/$k"
 		make_initramfs "${BDIR[$k]}" "$OUTROOT/$k" > /dev/null
-		xhost_run "${BDIR[$k]}" "${SRC[$k]}" \
-			"$OUTROOT/$k/initramfs.cpio.gz" "$OUTROOT/$k" "$k"
+		for p in ${IBPOST_XHOST_PROVIDERS:-rxe siw}; do
+			xhost_run "${BDIR[$k]}" "${SRC[$k]}" \
+				"$OUTROOT/$k/initramfs.cpio.gz" "$OUTROOT/$k" \
+				"$k" "${p#rxe}"
+		done
 	done ;;
 deps) deps ;;
 kernel) deps; prepare_kernels ;;

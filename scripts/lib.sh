@@ -85,11 +85,15 @@ check_log() {
 # $2: the KUnit module's (between the guest's two markers) and the
 # guest's own results (after the second), each on its own, since 6.12
 # prints a KUnit module's header itself. Results go to $3-{module,guest}
-# .{log,txt,json}. Prints "suites tests passed", summed over both; fails
-# when a document that is there does not parse or does not pass.
+# .{log,txt,json}. Prints "suites tests passed skipped", summed over
+# both; fails when a document that is there does not parse or does not
+# pass. With $4 "iwarp" a case may be skipped, but only for a reason that
+# starts with "iWARP:" or "siw " (listed in $3-skips.txt); otherwise
+# "skipped" is 0
+# and a skip is a case that did not pass.
 ktap_parse() {
-	local console=$1 src=$2 base=$3 part fail=0 suites=0 tests=0 passed=0
-	local j
+	local console=$1 src=$2 base=$3 iwarp=${4:-} part fail=0 suites=0
+	local tests=0 passed=0 skipped=0 j
 	rm -f "$base"-*
 	sed -n '/ibpost-guest: KUnit module follows/,/ibpost-guest: guest results follow/p' \
 		"$console" > "$base-module.log"
@@ -105,8 +109,9 @@ ktap_parse() {
 			--json="$base-$part.json" "$base-$part.log" \
 			> "$base-$part.txt" 2>&1 || fail=1
 		cat "$base-$part.txt" >&2
-		j=$(python3 - "$base-$part.json" <<'PY' 2>/dev/null || echo "0 1 0"
-import json, sys
+		j=$(python3 - "$base-$part.json" "$base-$part.log" "$iwarp" \
+			"$base-skips.txt" <<'PY' 2>/dev/null || echo "0 1 0 0"
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 def cases(g):
     for s in g.get("sub_groups", []):
@@ -114,16 +119,75 @@ def cases(g):
     for t in g.get("test_cases", []):
         yield t
 all_cases = list(cases(d))
-print(len(d.get("sub_groups", [])), len(all_cases),
-      sum(1 for t in all_cases if t.get("status") == "PASS"))
+passed = sum(1 for t in all_cases if t.get("status") == "PASS")
+skipped = sum(1 for t in all_cases if t.get("status") == "SKIP")
+# Every skip's reason, by the case (and parameter) it belongs to.
+reasons, bad = [], 0
+for line in open(sys.argv[2], errors="replace"):
+    m = re.search(r"\bok \d+ (.*?) # SKIP ?(.*)$", line)
+    if not m:
+        continue
+    reasons.append("%s: %s" % (m.group(1).strip(), m.group(2).strip()))
+    if m.group(2).strip() and not m.group(2).startswith(("iWARP:", "siw ")):
+        bad += 1
+with open(sys.argv[4], "a") as f:
+    for r in reasons:
+        f.write(r + "\n")
+if sys.argv[3] != "iwarp" or bad:
+    skipped = 0
+print(len(d.get("sub_groups", [])), len(all_cases), passed, skipped)
 PY
 )
 		set -- $j
 		suites=$((suites + $1)) tests=$((tests + $2))
-		passed=$((passed + $3))
+		passed=$((passed + $3)) skipped=$((skipped + $4))
 	done
-	echo "$suites $tests $passed"
+	echo "$suites $tests $passed $skipped"
 	return $fail
+}
+
+# The raw-versus-ibpost provider table of Linux $1 from the consoles $3...
+# (the suite ibpost_provider's "ibpost-provider:" lines), into file $2.
+provider_table() {
+	local series=$1 out=$2
+	shift 2
+	python3 - "$series" "$@" > "$out" <<'PY'
+import errno, re, sys
+series, consoles = sys.argv[1], sys.argv[2:]
+rows, order = {}, []
+for c in consoles:
+    for line in open(c, errors="replace"):
+        m = re.search(r"ibpost-provider: (\S+) (\S+) raw (-?\d+) (\S+) (\d+) (\d+) ibpost (-?\d+) (\S+)", line)
+        if not m:
+            continue
+        dev, row = m.group(1), m.group(2)
+        if row not in order:
+            order.append(row)
+        rows[(row, dev)] = m.groups()[2:]
+devs = sorted({d for _, d in rows}, key=lambda d: (not d.startswith("rxe"), d))
+def en(v):
+    v = int(v)
+    return "0" if v == 0 else "-" + errno.errorcode.get(-v, str(-v))
+print("Linux %s: the same chain (WRITE, the row's WR, WRITE) posted raw with" % series)
+print("ib_post_send() on the provider's QP and through ibpost_post_send_list().")
+print("bad_wr: index of the WR named (unset: left as it was); later: error")
+print("completions of the raw chain within 200 ms (first status).")
+print()
+hdr = "%-20s %-5s | %-8s %-6s %-10s | %-8s %-6s" % ("row", "dev", "raw", "bad_wr",
+                                                   "later", "ibpost", "bad_wr")
+print(hdr)
+print("-" * len(hdr))
+for row in order:
+    for d in devs:
+        g = rows.get((row, d))
+        if not g:
+            continue
+        raw, rpos, nerr, st, ret, ipos = g
+        later = "0" if nerr == "0" else "%s (%s)" % (nerr, st)
+        print("%-20s %-5s | %-8s %-6s %-10s | %-8s %-6s" %
+              (row, d, en(raw), rpos if raw != "0" else "-", later, en(ret),
+               ipos if ret != "0" else "-"))
+PY
 }
 
 # One line of the report $1: kernel series, stage, whether it failed ($5,

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connected RC pairs on "this device", whatever it is: a hand-made
+ * loopback connection on InfiniBand and RoCE, rdma_cm (iw_cm over TCP, to
+ * the address of the device's own netdev) on iWARP, whose QPs cannot be
+ * moved to RTS by hand. The QPs are ibpost's either way; on iWARP the
+ * pair's rdma_cm ids are kept until after both QPs are destroyed.
+ */
+#include <linux/delay.h>
+#include <linux/inetdevice.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include "ibpost_test.h"
+#include "../drivers/ibpost_internal.h"
+
+#define CM_PAIR_TIMEOUT		(10 * HZ)
+#define CM_PAIR_PORT_BASE	18000
+
+struct ibpost_test_cm {
+	struct rdma_cm_id *listen, *client, *server;
+	struct ibpost_qp_attr battr;
+	struct ibpost_qp *b;
+	bool b_taken;			/* the caller destroys @b */
+	wait_queue_head_t wq;
+	unsigned long client_ev, server_ev;	/* bit per event type */
+	int server_err;
+};
+
+static atomic_t cm_pair_port = ATOMIC_INIT(0);
+
+/* White-box: what ibpost found at the device's add; kept after removal. */
+bool ibpost_test_iwarp(struct ibpost_dev *dev)
+{
+	return ibpost_dev_iwarp(dev);
+}
+
+enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
+				      struct ibpost_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr qa;
+
+	/* White-box on iWARP: see the header. */
+	if (ibpost_dev_iwarp(qp->dev))
+		return READ_ONCE(qp->state);
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
+					     IB_QP_STATE, &init));
+	return qa.qp_state;
+}
+
+bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (ibpost_test_qp_state(test, qp) == IB_QPS_ERR)
+			return true;
+		msleep(100);
+	}
+	return false;
+}
+
+void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
+			 const char *why)
+{
+	if (ibpost_test_iwarp(dev))
+		kunit_skip(test, "iWARP: %s", why);
+}
+
+void ibpost_test_need_ud(struct kunit *test, struct ibpost_dev *dev)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+
+	if (!ibpost_test_iwarp(dev))
+		return;
+	/* What ibpost promises instead: a clear refusal. */
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	qp = ibpost_qp_create(dev, &attr);
+	if (!IS_ERR(qp))
+		ibpost_qp_destroy(qp);
+	KUNIT_ASSERT_EQ(test, PTR_ERR(qp), -EOPNOTSUPP);
+	kunit_skip(test, "iWARP: no UD QPs (creation refused with -EOPNOTSUPP)");
+}
+
+int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin)
+{
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+	struct in_ifaddr *ifa = NULL;
+	struct in_device *in_dev;
+	struct net_device *nd;
+	int ret = -EADDRNOTAVAIL;
+
+	rtnl_lock();
+	for_each_netdev(&init_net, nd) {
+		struct ib_device *found;
+
+		found = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
+		if (!found)
+			continue;
+		ib_device_put(found);
+		if (found != ibdev)
+			continue;
+		in_dev = __in_dev_get_rtnl(nd);
+		if (in_dev)
+			ifa = rtnl_dereference(in_dev->ifa_list);
+		if (ifa) {
+			sin->sin_addr.s_addr = ifa->ifa_local;
+			ret = 0;
+		}
+		break;
+	}
+	rtnl_unlock();
+	return ret;
+}
+
+static void cm_pair_accept(struct ibpost_test_cm *c, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	struct ibpost_qp *qp;
+
+	c->server = id;
+	qp = ibpost_qp_create_cm(id, &c->battr);
+	if (IS_ERR(qp)) {
+		c->server_err = PTR_ERR(qp);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return;
+	}
+	c->b = qp;
+	c->server_err = rdma_accept(id, &param);
+}
+
+static int cm_pair_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct ibpost_test_cm *c = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		/* The removal waits for the ids: rdma_cm destroys this one. */
+		if (cmpxchg(&c->client, id, NULL) != id &&
+		    cmpxchg(&c->listen, id, NULL) != id)
+			cmpxchg(&c->server, id, NULL);
+		return 1;
+	}
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (c->server) {	/* one connection per listener */
+			rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+			return -ECONNREFUSED;	/* rdma_cm destroys @id */
+		}
+		cm_pair_accept(c, id);
+	}
+	if (ev->event < BITS_PER_LONG)
+		set_bit(ev->event, id == c->client ? &c->client_ev :
+						     &c->server_ev);
+	wake_up_all(&c->wq);
+	return 0;
+}
+
+/* The client side reached @ev, or failed on the way (false). */
+static bool cm_pair_wait(struct ibpost_test_cm *c, unsigned long *evs,
+			 enum rdma_cm_event_type ev)
+{
+	unsigned long fail = BIT(RDMA_CM_EVENT_ADDR_ERROR) |
+			     BIT(RDMA_CM_EVENT_ROUTE_ERROR) |
+			     BIT(RDMA_CM_EVENT_CONNECT_ERROR) |
+			     BIT(RDMA_CM_EVENT_UNREACHABLE) |
+			     BIT(RDMA_CM_EVENT_REJECTED);
+
+	wait_event_timeout(c->wq, test_bit(ev, evs) || (*evs & fail),
+			   CM_PAIR_TIMEOUT);
+	return test_bit(ev, evs);
+}
+
+void ibpost_test_cm_free(struct ibpost_test_cm *c)
+{
+	struct rdma_cm_id *id;
+
+	if (!c)
+		return;
+	id = xchg(&c->client, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	id = xchg(&c->listen, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	/* After the listener: no handler can set these any more. */
+	if (c->b && !c->b_taken)
+		ibpost_qp_destroy(c->b);
+	id = xchg(&c->server, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	kfree(c);
+}
+
+static void cm_pair_free(void *data)
+{
+	ibpost_test_cm_free(data);
+}
+
+void ibpost_test_defer_cm(struct kunit *test, struct ibpost_test_cm *cm)
+{
+	if (cm)
+		ibpost_test_defer(test, cm_pair_free, cm);
+}
+
+int ibpost_test_cm_connect(struct ibpost_dev *dev,
+			   const struct ibpost_qp_attr *aattr,
+			   const struct ibpost_qp_attr *battr,
+			   struct ibpost_qp **a, struct ibpost_qp **b,
+			   struct ibpost_test_cm **cm)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 6, .rnr_retry_count = 7,
+	};
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ibpost_test_cm *c;
+	struct ibpost_qp *qp;
+	int ret;
+
+	*a = NULL;
+	*b = NULL;
+	*cm = NULL;
+	ret = ibpost_test_dev_addr(dev, &sin);
+	if (ret)
+		return ret;
+	sin.sin_port = htons(CM_PAIR_PORT_BASE +
+			     (atomic_inc_return(&cm_pair_port) & 4095));
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	*cm = c;
+	init_waitqueue_head(&c->wq);
+	c->battr = *battr;
+	c->listen = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	c->client = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	if (IS_ERR(c->listen) || IS_ERR(c->client)) {
+		ret = IS_ERR(c->listen) ? PTR_ERR(c->listen) :
+					  PTR_ERR(c->client);
+		if (!IS_ERR(c->listen))
+			rdma_destroy_id(c->listen);
+		if (!IS_ERR(c->client))
+			rdma_destroy_id(c->client);
+		c->listen = NULL;
+		c->client = NULL;
+		return ret;
+	}
+	ret = rdma_bind_addr(c->listen, (struct sockaddr *)&sin) ?:
+	      rdma_listen(c->listen, 1) ?:
+	      rdma_resolve_addr(c->client, NULL, (struct sockaddr *)&sin,
+				5000);
+	if (ret)
+		return ret;
+	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ADDR_RESOLVED))
+		return -EHOSTUNREACH;
+	ret = rdma_resolve_route(c->client, 5000);
+	if (ret)
+		return ret;
+	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return -EHOSTUNREACH;
+	if (c->client->device != ibpost_dev_ibdev(dev))
+		return -EXDEV;
+	qp = ibpost_qp_create_cm(c->client, aattr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	*a = qp;
+	ret = rdma_connect(c->client, &param);
+	if (ret)
+		return ret;
+	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ESTABLISHED))
+		return c->server_err ?: -ECONNREFUSED;
+	if (!cm_pair_wait(c, &c->server_ev, RDMA_CM_EVENT_ESTABLISHED))
+		return c->server_err ?: -ETIMEDOUT;
+	if (c->server_err)
+		return c->server_err;
+	*b = c->b;
+	c->b_taken = true;
+	return 0;
+}
+
+int ibpost_test_connect_pair(struct ibpost_dev *dev,
+			     const struct ibpost_qp_attr *aattr,
+			     const struct ibpost_qp_attr *battr,
+			     struct ibpost_qp **a, struct ibpost_qp **b,
+			     struct ibpost_test_cm **cm)
+{
+	int ret;
+
+	if (ibpost_test_iwarp(dev))
+		return ibpost_test_cm_connect(dev, aattr, battr, a, b, cm);
+	*cm = NULL;
+	*b = NULL;
+	*a = ibpost_qp_create(dev, aattr);
+	if (IS_ERR(*a)) {
+		ret = PTR_ERR(*a);
+		*a = NULL;
+		return ret;
+	}
+	*b = ibpost_qp_create(dev, battr);
+	if (IS_ERR(*b)) {
+		ret = PTR_ERR(*b);
+		*b = NULL;
+		return ret;
+	}
+	return ibpost_qp_connect_loopback(*a, *b);
+}
+
+void ibpost_test_qp_pair(struct kunit *test, struct ibpost_dev *dev,
+			 const struct ibpost_qp_attr *aattr,
+			 const struct ibpost_qp_attr *battr,
+			 struct ibpost_qp **a, struct ibpost_qp **b)
+{
+	struct ibpost_test_cm *cm;
+	int ret;
+
+	ret = ibpost_test_connect_pair(dev, aattr, battr ?: aattr, a, b, &cm);
+	/* Freed in reverse: the QPs first, then the rdma_cm ids. */
+	ibpost_test_defer_cm(test, cm);
+	if (*a)
+		ibpost_test_defer_qp(test, *a);
+	if (*b)
+		ibpost_test_defer_qp(test, *b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot connect a pair on %s: %d",
+			    dev_name(&ibpost_dev_ibdev(dev)->dev), ret);
+}
