@@ -85,15 +85,19 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 	if (!qp->ibqp || qp->dead)
 		return;
 	if (ibpost_cm_event_ends(event) &&
-	    !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE)) {
+	    (!ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE) ||
+	     ibpost_dev_iwarp(qp->dev))) {
+		/* iWARP: the connection is over, whatever the provider said. */
 		ibpost_set_state(qp, IB_QPS_ERR);
 		return;
 	}
 	if (ibpost_dev_iwarp(qp->dev)) {
-		/* Not from a query: see the top of this file. */
-		if (event == RDMA_CM_EVENT_ESTABLISHED &&
-		    qp->state == IB_QPS_INIT)
-			ibpost_set_state(qp, IB_QPS_RTS);
+		/*
+		 * Not from a query: see the top of this file. A completion
+		 * may have found the QP in ERR meanwhile: keep that.
+		 */
+		if (event == RDMA_CM_EVENT_ESTABLISHED)
+			ibpost_set_state_from(qp, IB_QPS_INIT, IB_QPS_RTS);
 		return;
 	}
 	if (!ib_query_qp(qp->ibqp, &qa, IB_QP_STATE, &init))

@@ -126,6 +126,12 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 		trace_ibpost_send_comp(q, wc, context, deliver && !sync);
 	else
 		trace_ibpost_recv_comp(q, wc, context, deliver);
+	/*
+	 * Its sink's key outlives a READ that did not succeed (sink.c);
+	 * once the sinks are freed with the QP, their keys are gone.
+	 */
+	if (slot->sink && q->sinks && wc->status != IB_WC_SUCCESS)
+		ibpost_sink_dirty(q, slot);
 	ibpost_slot_release(slot);
 	if (wc->status == IB_WC_SUCCESS)
 		q->stats.completed++;

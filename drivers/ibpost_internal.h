@@ -62,6 +62,7 @@ struct ibpost_stats {
  * @debugfs: this device's debugfs directory
  * @name: the ib_device's name
  * @retired: send and receive counters of the QPs destroyed on the device
+ * @iwarp: rdma_protocol_iwarp() of the device's first port, at its add
  */
 struct ibpost_dev {
 	struct kref ref;
@@ -202,6 +203,30 @@ struct ibpost_slot {
 };
 
 /**
+ * struct ibpost_sink - an iWARP READ's sink registration (see sink.c)
+ * @mr: a fast-registration MR of ibpost's PD, owned by one send slot
+ * @reg: the REG_MR of one READ's sink, posted just before that READ
+ * @cqe: @reg's completion entry (unsignaled: only an error or a flush)
+ * @sge: the READ's SGE, with @mr's key
+ * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
+ * @dirty: @mr's key may still be valid after its READ did not succeed;
+ *         revoked by the queue's sink_work (under the queue's lock)
+ * @pin: the READ's MR, kept in use until then
+ */
+struct ibpost_sink {
+	struct ib_mr *mr;
+	struct ib_reg_wr reg;
+	struct ib_cqe cqe;
+	struct ib_sge sge;
+	struct scatterlist sg;
+	bool dirty;
+	struct ibpost_mr *pin;
+};
+
+/* Pages one iWARP READ sink registration maps: up to 1 MiB per READ. */
+#define IBPOST_SINK_PAGES	257
+
+/**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  * @lock: serializes posting and completion bookkeeping
  * @qp: the owning QP
@@ -228,25 +253,8 @@ struct ibpost_slot {
  * @is_send: this is the send queue
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
  * @sink_max_len: the longest READ one sink maps
+ * @sink_work: revokes the keys of dirty sinks (see sink.c)
  */
-/**
- * struct ibpost_sink - an iWARP READ's sink registration (see sink.c)
- * @mr: a fast-registration MR of ibpost's PD, owned by one send slot
- * @reg: the REG_MR of one READ's sink, posted just before that READ
- * @cqe: @reg's completion entry (unsignaled: only an error or a flush)
- * @sge: the READ's SGE, with @mr's key
- * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
- */
-struct ibpost_sink {
-	struct ib_mr *mr;
-	struct ib_reg_wr reg;
-	struct ib_cqe cqe;
-	struct ib_sge sge;
-	struct scatterlist sg;
-};
-
-/* Pages one iWARP READ sink registration maps: up to 1 MiB per READ. */
-#define IBPOST_SINK_PAGES	257
 
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
@@ -273,6 +281,7 @@ struct ibpost_queue {
 	bool is_send;
 	struct ibpost_sink *sinks;
 	u32 sink_max_len;
+	struct work_struct sink_work;
 };
 
 /* sink.c: iWARP READ sinks */
@@ -285,6 +294,7 @@ struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
 				    struct ibpost_slot *slot);
 struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
 					 const struct ib_send_wr *bad);
+void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
 
 /**
  * struct ibpost_marker - a WR posted after all others to drain a queue
@@ -372,6 +382,8 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal);
 void ibpost_qp_put(struct ibpost_qp *qp);
 void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
+void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
+			   enum ib_qp_state to);
 int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
 
 /* cm.c */

@@ -146,6 +146,11 @@ static bool ibpost_read_sges_bad(struct ibpost_qp *qp,
 				    wr->num_sge);
 		return true;
 	}
+	/* siw cannot fence a READ: it would stop its send queue for good. */
+	if (ibpost_dev_iwarp(qp->dev) && (wr->send_flags & IB_SEND_FENCE)) {
+		pr_warn_ratelimited("post_send: an iWARP READ cannot be fenced\n");
+		return true;
+	}
 	/* Never split (one context, one READ): one sink registration. */
 	if (qp->sq.sinks && wr->sg_list[0].length > qp->sq.sink_max_len) {
 		pr_warn_ratelimited("post_send: an iWARP READ of %u bytes exceeds the %u one sink registration maps\n",
@@ -250,8 +255,10 @@ static int ibpost_provider_post(struct ibpost_qp *qp, struct ibpost_queue *q,
 		ret = ib_post_send(qp->ibqp, ibpost_slot_head(q, first), &sbad);
 	else
 		ret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
-	if (q->is_send)
-		*bad = sbad ? ibpost_sink_bad_slot(q, sbad) : first;
+	if (q->is_send && sbad)
+		*bad = ibpost_sink_bad_slot(q, sbad);
+	else if (q->is_send)
+		*bad = first;
 	else
 		*bad = rbad ? container_of(rbad, struct ibpost_slot, wr.recv) : first;
 	return ret;
@@ -375,7 +382,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 		ret = sync ? 0 : ibpost_fault_check();
-		sink = !ret && !sync && ibpost_sink_wanted(q, cur);
+		/* In ERR nothing reaches the provider: no sink to register. */
+		sink = !ret && !sync && qp->state != IB_QPS_ERR &&
+		       ibpost_sink_wanted(q, cur);
 		if (sink)
 			ret = ibpost_sink_prepare(q, cur);
 		if (ret) {

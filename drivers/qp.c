@@ -97,6 +97,24 @@ void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
 		trace_ibpost_qp_state(qp, old, state);
 }
 
+/* Move ibpost's view of @qp's state from @from to @to, if still @from. */
+void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
+			   enum ib_qp_state to)
+{
+	bool moved = false;
+
+	spin_lock_bh(&qp->sq.lock);
+	if (qp->state == from) {
+		WRITE_ONCE(qp->state, to);
+		moved = true;
+	}
+	spin_unlock_bh(&qp->sq.lock);
+	if (!moved)
+		return;
+	ibpost_rq_barrier(qp);
+	trace_ibpost_qp_state(qp, from, to);
+}
+
 static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
 {
 	struct ib_qp_attr qa = {};
@@ -138,9 +156,13 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2)
 		return -EINVAL;
 	qp->attr.max_send_wr = init.cap.max_send_wr - 1;
-	/* iWARP: two provider WRs per slot, for a READ's sink (sink.c). */
+	/*
+	 * iWARP: two provider WRs per slot, for a READ's sink (sink.c), and
+	 * as many send completions when they flush.
+	 */
 	if (ibpost_dev_iwarp(qp->dev))
-		qp->attr.max_send_wr /= 2;
+		qp->attr.max_send_wr = min_t(u32, qp->attr.max_send_wr / 2,
+					     (qp->sq.cq->cqe - 1) / 2);
 	qp->attr.max_recv_wr = init.cap.max_recv_wr - 1;
 	qp->attr.max_send_sge = init.cap.max_send_sge;
 	qp->attr.max_recv_sge = init.cap.max_recv_sge;
@@ -191,6 +213,7 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	struct ib_qp_init_attr init = {};
 	struct ib_device *ibdev;
 	struct ibpost_qp *qp;
+	u32 sq_wrs;
 	int ret;
 
 	if (!dev || !attr)
@@ -244,7 +267,16 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	qp->dev = dev;
 	qp->port = id ? id->port_num : ibpost_pick_port(ibdev);
 
-	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, attr->max_send_wr + 1, 0,
+	/*
+	 * One provider WR per slot and the drain marker; on iWARP two per
+	 * slot (a READ and its sink's REG_MR, sink.c), and the send CQ
+	 * holds a completion for each when they flush.
+	 */
+	sq_wrs = attr->max_send_wr + 1;
+	if (ibpost_dev_iwarp(dev))
+		sq_wrs = min_t(u32, sq_wrs + attr->max_send_wr,
+			       max_t(int, ibdev->attrs.max_qp_wr, 3));
+	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, sq_wrs, 0,
 				  attr->poll_ctx, qp->caller);
 	if (IS_ERR(qp->sq.cq)) {
 		ret = PTR_ERR(qp->sq.cq);
@@ -263,9 +295,7 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.send_cq = qp->sq.cq;
 	init.recv_cq = qp->rq.cq;
-	init.cap.max_send_wr = attr->max_send_wr + 1;
-	if (ibpost_dev_iwarp(dev))
-		init.cap.max_send_wr += attr->max_send_wr;
+	init.cap.max_send_wr = sq_wrs;
 	init.cap.max_recv_wr = attr->max_recv_wr + 1;
 	init.cap.max_send_sge = max_t(u32, attr->max_send_sge, 1);
 	init.cap.max_recv_sge = max_t(u32, attr->max_recv_sge, 1);
@@ -303,7 +333,8 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				       qp->sq.depth);
 	qp->sq.signal_interval = qp->attr.signal_interval;
 	qp->rq.signal_interval = 1;
-	if (ibpost_dev_iwarp(dev)) {
+	/* Only a cm QP can be connected on iWARP, and so ever READ. */
+	if (ibpost_dev_iwarp(dev) && id) {
 		ret = ibpost_sinks_alloc(&qp->sq);
 		if (ret)
 			goto out_free_rq_slots;

@@ -227,9 +227,14 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST_NS);
  * @addr: kernel virtual address inside @mr's buffer, where the data lands
  * @length: bytes to read
  * @mr: the registration holding [@addr, @addr + @length)
- * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE
+ * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE (not on iWARP: siw cannot fence
+ *         a READ)
  * @remote_addr: the peer's address (ibpost_mr_remote_addr() there)
  * @rkey: the peer's key (ibpost_mr_rkey() there)
+ *
+ * On iWARP the sink is registered for this READ alone (the consumer does
+ * nothing); one registration maps at most 256 pages there, so a longer
+ * READ is -EINVAL.
  *
  * Context: Any context but hard IRQ.
  * Return: 0 or a negative errno, as ibpost_post_send_list().
@@ -257,7 +262,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_read, IBPOST_NS);
  * @nsge: entries in @sgl, at most the granted max_send_sge and the
  *        device's READ limit (attrs.max_sge_rd; one on iWARP, whose READ
  *        response lands in a single tagged buffer)
- * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE
+ * @flags: IB_SEND_SIGNALED, IB_SEND_FENCE (not on iWARP)
  * @remote_addr: the peer's address
  * @rkey: the peer's key
  *

@@ -18,9 +18,20 @@
  * READ. The REG_MR is unsignaled and has a completion entry of its own
  * (only an error or a flush of it ever completes); the READ is signaled
  * (a forced signal, hidden from the consumer), so its slot, and with it the
- * sink, is reused only after the READ is over. The provider's send queue is
- * sized for two WRs per slot. A READ is never split: one context stands for
- * one READ, so its sink must fit one registration (IBPOST_SINK_PAGES).
+ * sink, is reused only after the READ is over. The provider's send queue and
+ * the send CQ are sized for two WRs per slot. A READ is never split: one
+ * context stands for one READ, so its sink must fit one registration
+ * (IBPOST_SINK_PAGES).
+ *
+ * Only a successful READ_WITH_INV invalidates the sink's key. A READ that
+ * fails or flushes (or that the provider refuses after taking its REG_MR)
+ * leaves the key possibly valid, with remote write, over the consumer's
+ * buffer: the sink turns "dirty", keeps the READ's MR pinned (so
+ * ibpost_dereg_mr() says -EBUSY rather than let the buffer go), and a work
+ * item deregisters its MR, which revokes the key, allocates a fresh one and
+ * only then lets the buffer go. A dirty sink is never registered again;
+ * after a failed READ the QP is in ERR anyway, where nothing reaches the
+ * provider.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,20 +54,61 @@ static u32 ibpost_sink_pages(struct ibpost_dev *dev)
 		     dev->ibdev->attrs.max_fast_reg_page_list_len);
 }
 
-int ibpost_sinks_alloc(struct ibpost_queue *q)
+static struct ib_mr *ibpost_sink_mr(struct ibpost_queue *q)
 {
 	struct ibpost_dev *dev = q->qp->dev;
-	u32 i, n = q->mask + 1, pages = ibpost_sink_pages(dev);
 
-	if (pages < 2)
+	return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, ibpost_sink_pages(dev));
+}
+
+/* Revoke the key of every dirty sink, then let its READ's buffer go. */
+static void ibpost_sink_work(struct work_struct *work)
+{
+	struct ibpost_queue *q = container_of(work, struct ibpost_queue,
+					      sink_work);
+	struct ibpost_mr *pin;
+	struct ib_mr *old, *mr;
+	bool dirty;
+	u32 i;
+
+	for (i = 0; i <= q->mask; i++) {
+		struct ibpost_sink *s = &q->sinks[i];
+
+		spin_lock_bh(&q->lock);
+		dirty = s->dirty;
+		old = s->mr;
+		spin_unlock_bh(&q->lock);
+		if (!dirty)
+			continue;
+		/* Dirty: never registered again, so @old is ours alone. */
+		if (old)
+			ib_dereg_mr(old);
+		mr = ibpost_sink_mr(q);
+		spin_lock_bh(&q->lock);
+		s->mr = IS_ERR(mr) ? NULL : mr;
+		s->reg.mr = s->mr;
+		pin = s->pin;
+		s->pin = NULL;
+		s->dirty = false;
+		spin_unlock_bh(&q->lock);
+		ibpost_mr_put_users(&pin, pin ? 1 : 0);
+	}
+}
+
+int ibpost_sinks_alloc(struct ibpost_queue *q)
+{
+	u32 i, n = q->mask + 1;
+
+	if (ibpost_sink_pages(q->qp->dev) < 2)
 		return -EOPNOTSUPP;
 	q->sinks = kvcalloc(n, sizeof(*q->sinks), GFP_KERNEL);
 	if (!q->sinks)
 		return -ENOMEM;
+	INIT_WORK(&q->sink_work, ibpost_sink_work);
 	for (i = 0; i < n; i++) {
 		struct ibpost_sink *s = &q->sinks[i];
 
-		s->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
+		s->mr = ibpost_sink_mr(q);
 		if (IS_ERR(s->mr)) {
 			int ret = PTR_ERR(s->mr);
 
@@ -71,22 +123,49 @@ int ibpost_sinks_alloc(struct ibpost_queue *q)
 		s->reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	}
 	/* An offset into the first page costs one page of the map. */
-	q->sink_max_len = (pages - 1) * PAGE_SIZE;
+	q->sink_max_len = (ibpost_sink_pages(q->qp->dev) - 1) * PAGE_SIZE;
 	return 0;
 }
 
-/* After the provider's QP and CQs are gone: nothing refers to a sink. */
+/*
+ * After the provider's QP and CQs are gone: no completion can dirty a
+ * sink any more, and nothing else refers to one.
+ */
 void ibpost_sinks_free(struct ibpost_queue *q)
 {
 	u32 i;
 
 	if (!q->sinks)
 		return;
-	for (i = 0; i <= q->mask; i++)
-		if (q->sinks[i].mr)
-			ib_dereg_mr(q->sinks[i].mr);
+	flush_work(&q->sink_work);
+	for (i = 0; i <= q->mask; i++) {
+		struct ibpost_sink *s = &q->sinks[i];
+
+		if (s->mr)
+			ib_dereg_mr(s->mr);
+		ibpost_mr_put_users(&s->pin, s->pin ? 1 : 0);
+	}
 	kvfree(q->sinks);
 	q->sinks = NULL;
+}
+
+/*
+ * @slot's READ did not succeed, or was not queued while its REG_MR was:
+ * its sink's key may be valid over the READ's buffer. Keep the buffer
+ * pinned and have the work item revoke the key (see above). q->lock held.
+ */
+void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
+{
+	struct ibpost_sink *s = &q->sinks[slot - q->slots];
+
+	lockdep_assert_held(&q->lock);
+	if (WARN_ON_ONCE(s->dirty || slot->nmr != 1))
+		return;
+	s->dirty = true;
+	s->pin = slot->mrs[0];
+	slot->nmr = 0;
+	slot->sink = false;
+	queue_work(system_wq, &q->sink_work);
 }
 
 bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr)
@@ -106,6 +185,9 @@ int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr)
 	int n;
 
 	lockdep_assert_held(&q->lock);
+	/* Its last key is being revoked (or no MR could replace it). */
+	if (s->dirty || !s->mr)
+		return -ENOMEM;
 	/* A fresh key: the last READ's STag must not name this sink. */
 	ib_update_fast_reg_key(s->mr, ib_inc_rkey(s->mr->rkey));
 	sg_init_table(&s->sg, 1);
@@ -149,17 +231,25 @@ struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
 	return &slot->wr.send;
 }
 
-/* The slot a refused WR of the provider's chain belongs to. */
+/*
+ * The slot a refused WR of the provider's chain belongs to. A READ refused
+ * after its REG_MR was taken leaves that registration behind: its sink is
+ * dirty (q->lock held).
+ */
 struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
 					 const struct ib_send_wr *bad)
 {
 	const struct ibpost_sink *end = q->sinks + q->mask + 1;
 	const struct ibpost_sink *s;
+	struct ibpost_slot *slot;
 
 	if (q->sinks && (const void *)bad >= (const void *)q->sinks &&
 	    (const void *)bad < (const void *)end) {
 		s = container_of(bad, struct ibpost_sink, reg.wr);
 		return &q->slots[s - q->sinks];
 	}
-	return container_of(bad, struct ibpost_slot, wr.send);
+	slot = container_of(bad, struct ibpost_slot, wr.send);
+	if (slot->sink)
+		ibpost_sink_dirty(q, slot);
+	return slot;
 }

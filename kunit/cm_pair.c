@@ -141,11 +141,13 @@ static int cm_pair_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct ibpost_test_cm *c = id->context;
 
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-		/* The removal waits for the ids: rdma_cm destroys this one. */
-		if (cmpxchg(&c->client, id, NULL) != id &&
-		    cmpxchg(&c->listen, id, NULL) != id)
-			cmpxchg(&c->server, id, NULL);
-		return 1;
+		/*
+		 * The removal waits for the ids: rdma_cm destroys this one,
+		 * unless ibpost_test_cm_free() took it first (it destroys it).
+		 */
+		return cmpxchg(&c->client, id, NULL) == id ||
+		       cmpxchg(&c->listen, id, NULL) == id ||
+		       cmpxchg(&c->server, id, NULL) == id;
 	}
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		if (c->server) {	/* one connection per listener */
@@ -265,7 +267,7 @@ int ibpost_test_cm_connect(struct ibpost_dev *dev,
 		return ret;
 	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ROUTE_RESOLVED))
 		return -EHOSTUNREACH;
-	if (c->client->device != ibpost_dev_ibdev(dev))
+	if (!c->client || c->client->device != ibpost_dev_ibdev(dev))
 		return -EXDEV;
 	qp = ibpost_qp_create_cm(c->client, aattr);
 	if (IS_ERR(qp))

@@ -4,6 +4,7 @@
  * access, revoked by dereg, refused while in use, and refuse what they
  * cannot map.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -294,6 +295,57 @@ static void ibpost_read_sink_is_scoped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(sink, (u8 *)p->br.buf + 8, 64));
 }
 
+/*
+ * A READ that fails: its context comes back with the error, and its
+ * buffer can be deregistered once nothing can reach it any more. On
+ * iWARP only a successful READ_WITH_INV invalidates the sink's key, so
+ * ibpost revokes it first: the peer of another connection on the device
+ * (the same PD) cannot write into the buffer with that key afterwards.
+ */
+static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL), *p2;
+	struct ibpost_queue *q = &p->a->sq;
+	u32 key = 0, pos = q->head & q->mask;
+	struct ibpost_comp comp;
+	struct ibpost_mr *mr;
+	struct ib_sge sge;
+	int i, ret;
+	void *buf;
+
+	buf = kunit_kzalloc(test, SINK_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mr = ibpost_reg_msgs(p->dev, buf, SINK_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(mr, buf, SINK_LEN, &sge));
+	/* The peer refuses it: a bad rkey. */
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_read(p->a, CTX(1), buf, SINK_LEN, mr,
+					 IB_SEND_SIGNALED,
+					 ibpost_mr_remote_addr(p->br.mr),
+					 ibpost_mr_rkey(p->br.mr) ^ 0x80));
+	if (q->sinks)
+		key = q->sinks[pos].mr->rkey;
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_NE(test, IB_WC_SUCCESS, comp.status);
+	/* At once, or once the sink's key is revoked (-EBUSY until then). */
+	for (i = 0; i < 250 && (ret = ibpost_dereg_mr(mr)) == -EBUSY; i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	if (!q->sinks)
+		return;
+
+	p2 = ibpost_test_pair(test, NULL);
+	ibpost_test_fill(p2->bbuf.buf, 64, 77);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p2->b, CTX(2), p2->bbuf.buf,
+						   64, p2->bbuf.mr,
+						   IB_SEND_SIGNALED, sge.addr,
+						   key));
+	KUNIT_EXPECT_TRUE(test, ibpost_test_wait_err(test, p2->b));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, 64));
+}
+
 static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
@@ -304,6 +356,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_dereg_mr_revokes_rkey),
 	KUNIT_CASE(ibpost_dereg_mr_forgets_last_hit),
 	KUNIT_CASE(ibpost_read_sink_is_scoped),
+	KUNIT_CASE(ibpost_read_sink_revoked_after_failure),
 	{}
 };
 

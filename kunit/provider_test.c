@@ -24,14 +24,14 @@
 enum prov_row {
 	R_OPCODE, R_SGE_MANY, R_INLINE_LONG, R_INLINE_READ, R_BAD_LKEY,
 	R_ATOMIC, R_SEND_IMM, R_WRITE_IMM, R_READ_2SGE, R_READ_0SGE,
-	R_NOT_RTS, R_OVERFLOW, R_COUNT
+	R_READ_FENCE, R_NOT_RTS, R_OVERFLOW, R_COUNT
 };
 
 static const char * const prov_name[R_COUNT] = {
 	"opcode_unknown", "sge_over_granted", "inline_over_granted",
 	"inline_on_read", "lkey_unknown", "atomic_misaligned",
 	"send_with_imm", "write_with_imm", "read_2_sge", "read_0_sge",
-	"not_connected", "queue_overflow",
+	"read_fenced", "not_connected", "queue_overflow",
 };
 
 struct prov_raw {
@@ -107,7 +107,8 @@ static void prov_build(struct kunit *test, struct ibpost_test_pair *p,
 		c->wr[i].wr.next = i + 1 < PROV_LEN ? &c->wr[i + 1].wr : NULL;
 	}
 	c->wr[2].wr.send_flags = IB_SEND_SIGNALED;
-	if (row == R_INLINE_READ || row == R_READ_2SGE || row == R_READ_0SGE) {
+	if (row == R_INLINE_READ || row == R_READ_2SGE || row == R_READ_0SGE ||
+	    row == R_READ_FENCE) {
 		b->remote_addr = ibpost_mr_remote_addr(p->br.mr);
 		b->rkey = ibpost_mr_rkey(p->br.mr);
 	}
@@ -155,6 +156,10 @@ static void prov_build(struct kunit *test, struct ibpost_test_pair *p,
 	case R_READ_0SGE:
 		b->wr.opcode = IB_WR_RDMA_READ;
 		b->wr.num_sge = 0;
+		break;
+	case R_READ_FENCE:
+		b->wr.opcode = IB_WR_RDMA_READ;
+		b->wr.send_flags |= IB_SEND_FENCE;
 		break;
 	case R_NOT_RTS:
 		*bad_at = 0;
@@ -206,6 +211,7 @@ static int prov_expect(struct ibpost_test_pair *p, enum prov_row row)
 	case R_READ_2SGE:
 		return ibdev->attrs.max_sge_rd >= 2 ? 0 : -EINVAL;
 	case R_READ_0SGE:
+	case R_READ_FENCE:
 		return iwarp ? -EINVAL : 0;
 	default:
 		return -EINVAL;
@@ -335,7 +341,7 @@ static void prov_desc(const enum prov_row *row, char *desc)
 static const enum prov_row prov_rows[R_COUNT] = {
 	R_OPCODE, R_SGE_MANY, R_INLINE_LONG, R_INLINE_READ, R_BAD_LKEY,
 	R_ATOMIC, R_SEND_IMM, R_WRITE_IMM, R_READ_2SGE, R_READ_0SGE,
-	R_NOT_RTS, R_OVERFLOW,
+	R_READ_FENCE, R_NOT_RTS, R_OVERFLOW,
 };
 
 KUNIT_ARRAY_PARAM(prov, prov_rows, prov_desc);
