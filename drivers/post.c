@@ -329,6 +329,19 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 	done = ((u32)(bs - q->slots) - start) & q->mask;
 	if (done > n)
 		done = 0;
+	/*
+	 * iWARP: a provider leaving RTS (siw: CLOSING, TERMINATE) refuses
+	 * posts with -ENOTCONN before its QP is in ERR, where IBA has them
+	 * accepted and flushed. ibpost saw RTS, so the connection is ending:
+	 * the rest of the chain is flushed by ibpost, as in ERR.
+	 */
+	if (pret == -ENOTCONN && ibpost_dev_iwarp(qp->dev) &&
+	    qp->state == IB_QPS_RTS) {
+		for (i = done; i < n; i++)
+			q->slots[(start + i) & q->mask].synthetic = true;
+		queue_work(system_wq, &qp->flush_work);
+		return n;
+	}
 	*bad_wr = q->slots[(start + done) & q->mask].caller_wr;
 	ibpost_slot_unclaim(q, n - done);
 	pr_debug("%s: the provider refused WR %u of %u: %d\n",
