@@ -177,9 +177,13 @@ def en(v):
 print("Linux %s: the same chain (WRITE, the row's WR, WRITE) posted raw with" % series)
 print("ib_post_send() on the provider's QP and through ibpost_post_send_list().")
 print("bad_wr: index of the WR named (unset: left as it was); later: error")
-print("completions of the raw chain within 200 ms (first status).")
+print("completions of the raw chain within 200 ms (how many, the first's status).")
 print()
-hdr = "%-20s %-5s | %-8s %-6s %-10s | %-8s %-6s" % ("row", "dev", "raw", "bad_wr",
+# enum ib_wc_status, for the errors that came later
+wcs = {"1": "LOC_LEN", "2": "LOC_QP_OP", "4": "LOC_PROT", "5": "FLUSH",
+       "9": "REM_INV_REQ", "10": "REM_ACCESS", "11": "REM_OP",
+       "12": "RETRY_EXC", "13": "RNR_RETRY_EXC"}
+hdr = "%-20s %-5s | %-9s %-6s %-14s | %-9s %-6s" % ("row", "dev", "raw", "bad_wr",
                                                    "later", "ibpost", "bad_wr")
 print(hdr)
 print("-" * len(hdr))
@@ -189,10 +193,10 @@ for row in order:
         if not g:
             continue
         raw, rpos, nerr, st, ret, ipos = g
-        later = "0" if nerr == "0" else "%s (%s)" % (nerr, st)
-        print("%-20s %-5s | %-8s %-6s %-10s | %-8s %-6s" %
-              (row, d, en(raw), rpos if raw != "0" else "-", later, en(ret),
-               ipos if ret != "0" else "-"))
+        later = "0" if nerr == "0" else "%s %s" % (nerr, wcs.get(st, st))
+        print(("%-20s %-5s | %-9s %-6s %-14s | %-9s %-6s" %
+               (row, d, en(raw), rpos if raw != "0" else "-", later, en(ret),
+                ipos if ret != "0" else "-")).rstrip())
 PY
 }
 
