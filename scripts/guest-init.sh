@@ -338,8 +338,12 @@ run_xhost_a() {
 	sc_suite_begin ibpost_xhost_server 5
 	sc_result shutdown_requested_by_b [ "$(xs shutdown)" = 1 ]
 	sc_result served_at_least_5_connections [ "$(xs established)" -ge 5 ]
+	# B's stream of 10,000 DATA messages does not run over iWARP (its
+	# only flow control is RNR retry): there the checks alone count.
+	min=10000
+	[ "$mode" = xhost-a-siw ] && min=0
 	sc_result data_verified_byte_for_byte \
-		sh -c "[ $(xs data_ok) -ge 10000 ] && [ $(xs data_bad) = 0 ] && [ $(xs checks_bad) = 0 ]"
+		sh -c "[ $(xs data_ok) -ge $min ] && [ $(xs checks_ok) -ge 5 ] && [ $(xs data_bad) = 0 ] && [ $(xs checks_bad) = 0 ]"
 	sc_result every_receive_returned \
 		[ "$(xs recv_posted)" = "$(xs recv_returned)" ]
 	sc_result server_unloads rmmod ibpost_xhost_server
