@@ -227,6 +227,17 @@ static void ibpost_dereg_mr_forgets_last_hit(struct kunit *test)
 #define SINK_OFF	100
 #define SINK_LEN	3000
 
+/* iWARP: b's WRITE to @addr with a sink's old @key ends its connection. */
+static void sink_key_refused(struct kunit *test, struct ibpost_test_pair *p,
+			     u64 addr, u32 key)
+{
+	ibpost_test_fill(p->bbuf.buf, 64, 99);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->b, CTX(50), p->bbuf.buf,
+						   64, p->bbuf.mr,
+						   IB_SEND_SIGNALED, addr, key));
+	KUNIT_EXPECT_TRUE(test, ibpost_test_wait_err(test, p->b));
+}
+
 static void ibpost_read_sink_is_scoped(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
@@ -286,12 +297,7 @@ static void ibpost_read_sink_is_scoped(struct kunit *test)
 	if (!q->sinks)
 		return;
 	/* The READ invalidated its sink: the peer's WRITE with it fails. */
-	ibpost_test_fill(p->bbuf.buf, 64, 99);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p->b, CTX(50), p->bbuf.buf,
-						   64, p->bbuf.mr,
-						   IB_SEND_SIGNALED, sge.addr,
-						   key));
-	KUNIT_EXPECT_TRUE(test, ibpost_test_wait_err(test, p->b));
+	sink_key_refused(test, p, sge.addr, key);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(sink, (u8 *)p->br.buf + 8, 64));
 }
 
@@ -337,12 +343,7 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 		return;
 
 	p2 = ibpost_test_pair(test, NULL);
-	ibpost_test_fill(p2->bbuf.buf, 64, 77);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(p2->b, CTX(2), p2->bbuf.buf,
-						   64, p2->bbuf.mr,
-						   IB_SEND_SIGNALED, sge.addr,
-						   key));
-	KUNIT_EXPECT_TRUE(test, ibpost_test_wait_err(test, p2->b));
+	sink_key_refused(test, p2, sge.addr, key);
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, 64));
 }
 

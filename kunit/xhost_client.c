@@ -285,6 +285,13 @@ static bool xc_connect(struct xc_conn *c)
 			      "no answer to the connect request");
 	if (test_bit(RDMA_CM_EVENT_REJECTED, &c->events))
 		return false;
+	/*
+	 * iWARP: a busy server's refusal can come back as a CONNECT_ERROR
+	 * (the MPA exchange or TCP ended early): retried the same way.
+	 */
+	if (test_bit(RDMA_CM_EVENT_CONNECT_ERROR, &c->events) &&
+	    rdma_protocol_iwarp(c->id->device, c->id->port_num))
+		return false;
 	KUNIT_ASSERT_TRUE_MSG(test, test_bit(RDMA_CM_EVENT_ESTABLISHED,
 					     &c->events),
 			      "connect failed: events %#lx", c->events);
