@@ -64,22 +64,20 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 			return sizeof(struct ib_ud_wr);
 		return 0;
 	}
+	/* iWARP (RFC 5040) carries no immediate data. */
+	if (ibpost_dev_iwarp(qp->dev) && (wr->opcode == IB_WR_SEND_WITH_IMM ||
+					  wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
+		return 0;
 	switch (wr->opcode) {
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		/* iWARP (RFC 5040) carries no immediate data. */
-		if (ibpost_dev_iwarp(qp->dev))
-			return 0;
-		fallthrough;
 	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
-		if (wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
-			return sizeof(struct ib_rdma_wr);
 		return sizeof(struct ib_send_wr);
 	case IB_WR_LOCAL_INV:
 		/* Keys are ibpost's: a consumer could revoke another's MR. */
 		return internal ? sizeof(struct ib_send_wr) : 0;
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
 		return sizeof(struct ib_rdma_wr);
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -301,6 +299,20 @@ static int ibpost_submit_hooked(struct ibpost_qp *qp, struct ibpost_queue *q,
 #endif
 
 /*
+ * Slots [@start, @start + @n) go to the flush worker, not the provider:
+ * it completes them with IB_WC_WR_FLUSH_ERR outside the post call.
+ */
+static void ibpost_submit_synthetic(struct ibpost_qp *qp,
+				    struct ibpost_queue *q, u32 start, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		q->slots[(start + i) & q->mask].synthetic = true;
+	queue_work(system_wq, &qp->flush_work);
+}
+
+/*
  * Common tail of both post paths, q->lock held: hand the claimed slots
  * [@start, @start + @n) to the provider, or to the flush worker when the
  * QP is in ERR. Return: how many were queued, with *@ret the provider's
@@ -310,15 +322,13 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 			 u32 start, u32 n, int *ret, const void **bad_wr)
 {
 	struct ibpost_slot *bs;
-	u32 done, i;
+	u32 done;
 	int pret;
 
 	if (!n)
 		return 0;
 	if (qp->state == IB_QPS_ERR) {
-		for (i = 0; i < n; i++)
-			q->slots[(start + i) & q->mask].synthetic = true;
-		queue_work(system_wq, &qp->flush_work);
+		ibpost_submit_synthetic(qp, q, start, n);
 		return n;
 	}
 	pret = ibpost_submit_hooked(qp, q, start, n, &bs);
@@ -337,9 +347,7 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 	 */
 	if (pret == -ENOTCONN && ibpost_dev_iwarp(qp->dev) &&
 	    qp->state == IB_QPS_RTS) {
-		for (i = done; i < n; i++)
-			q->slots[(start + i) & q->mask].synthetic = true;
-		queue_work(system_wq, &qp->flush_work);
+		ibpost_submit_synthetic(qp, q, start + done, n - done);
 		return n;
 	}
 	*bad_wr = q->slots[(start + done) & q->mask].caller_wr;
