@@ -83,36 +83,37 @@ static void ibpost_rq_barrier(struct ibpost_qp *qp)
 	spin_unlock_bh(&qp->rq.lock);
 }
 
-/* Record a state the QP was moved to, under both queue locks in turn. */
-void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
+/*
+ * Record a state the QP was moved to, under both queue locks in turn;
+ * with @any false only if ibpost's view is still @from.
+ */
+static void ibpost_state_move(struct ibpost_qp *qp, bool any,
+			      enum ib_qp_state from, enum ib_qp_state to)
 {
 	enum ib_qp_state old;
 
 	spin_lock_bh(&qp->sq.lock);
 	old = qp->state;
-	WRITE_ONCE(qp->state, state);
+	if (any || old == from)
+		WRITE_ONCE(qp->state, to);
 	spin_unlock_bh(&qp->sq.lock);
+	if (!any && old != from)
+		return;
 	ibpost_rq_barrier(qp);
-	if (old != state)
-		trace_ibpost_qp_state(qp, old, state);
+	if (old != to)
+		trace_ibpost_qp_state(qp, old, to);
+}
+
+void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
+{
+	ibpost_state_move(qp, true, state, state);
 }
 
 /* Move ibpost's view of @qp's state from @from to @to, if still @from. */
 void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
 			   enum ib_qp_state to)
 {
-	bool moved = false;
-
-	spin_lock_bh(&qp->sq.lock);
-	if (qp->state == from) {
-		WRITE_ONCE(qp->state, to);
-		moved = true;
-	}
-	spin_unlock_bh(&qp->sq.lock);
-	if (!moved)
-		return;
-	ibpost_rq_barrier(qp);
-	trace_ibpost_qp_state(qp, from, to);
+	ibpost_state_move(qp, false, from, to);
 }
 
 static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
