@@ -350,6 +350,50 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 	return n > 0;
 }
 
+/**
+ * ibpost_poll - busy-poll a DIRECT QP's completion queues once
+ * @qp: a QP created with IB_POLL_DIRECT
+ * @budget: at most this many completions, send and receive together
+ *
+ * For consumers that trade a CPU for latency, as NVMe-oF's polling queues
+ * do: each completion found is processed at once, exactly as the QP's
+ * other paths would (its send_done/recv_done callback runs, or its context
+ * is queued for ibpost_get_send_comp()/ibpost_get_recv_comp()), the send
+ * queue's first. Nothing waits: a consumer spins on this call, and may
+ * let its provider's pending bottom-half work run between calls
+ * (local_bh_disable(); local_bh_enable();), as a software provider moves
+ * data there. Callbacks may post and may call ibpost_poll() again.
+ *
+ * Context: Process context (takes the QP's mutex, except when nested in
+ * one of its own callbacks).
+ * Return: the number of completions processed (0 when none was ready, or
+ * when the QP's device is gone: its contexts then come back by the
+ * removal's flush), or -EINVAL when @qp is not IB_POLL_DIRECT or @budget
+ * is not positive.
+ */
+int ibpost_poll(struct ibpost_qp *qp, int budget)
+{
+	bool nested = READ_ONCE(qp->poller) == current;
+	int n = 0;
+
+	if (qp->attr.poll_ctx != IB_POLL_DIRECT || budget <= 0)
+		return -EINVAL;
+	if (!nested) {
+		mutex_lock(&qp->mutex);
+		WRITE_ONCE(qp->poller, current);
+	}
+	if (qp->ibqp && qp->sq.cq)
+		n = ibpost_cq_poll(qp->sq.cq, budget);
+	if (qp->ibqp && qp->rq.cq && n < budget)
+		n += ibpost_cq_poll(qp->rq.cq, budget - n);
+	if (!nested) {
+		WRITE_ONCE(qp->poller, NULL);
+		mutex_unlock(&qp->mutex);
+	}
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_poll, IBPOST_NS);
+
 /*
  * Flush the WRs ibpost kept from the provider because the QP is in ERR.
  * A SOFTIRQ consumer's callbacks run with bottom halves disabled, as they

@@ -263,6 +263,7 @@ int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies);
 int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies);
+int ibpost_poll(struct ibpost_qp *qp, int budget);
 
 /* ---- Testing consumers' error paths ----------------------------------- */
 
