@@ -149,6 +149,33 @@ profile() {
 	# TCG with two vCPUs has been seen to fault on (int3 in another CPU).
 }
 
+# How often rxe runs its tasks per WR, by mode: the function profiler's
+# hit counts over one 64 B WRITE row, chain 1 (rxe_do_task: a tasklet run
+# in 6.1; do_task/do_work: a work item run in 6.12; the loop bodies
+# rxe_requester etc. run once per packet or WQE step). Printed as
+# "taskruns mode=M wrs=N fn=hits ...".
+taskruns() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || return
+	[ -e $T/function_profile_enabled ] || return
+	: > $T/set_ftrace_filter
+	for f in rxe_do_task do_task:mod:rdma_rxe do_work:mod:rdma_rxe \
+		rxe_requester rxe_completer rxe_responder rxe_sender \
+		rxe_receiver; do
+		echo "$f" >> $T/set_ftrace_filter 2>/dev/null
+	done
+	for mode in raw chain seed; do
+		n=${1:-20000}
+		echo 1 > $T/function_profile_enabled	# (resets the counts)
+		run "mode=$mode op=write size=64 chain=1 signal=16 iters=$n warmup=0"
+		echo 0 > $T/function_profile_enabled
+		say "taskruns mode=$mode wrs=$n $(cat $T/trace_stat/function* |
+			awk '$2 ~ /^[0-9]+$/ { n[$1] += $2 }
+			     END { for (f in n) printf "%s=%d ", f, n[f] }')"
+	done
+	: > $T/set_ftrace_filter
+}
+
 modprobe ib_uverbs
 ip link set lo up
 insmod /ibpost/ibpost_bench.ko || { say "cannot load ibpost_bench"; exit 1; }
@@ -165,6 +192,7 @@ while [ $r -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 run "mode=calib size=65536 iters=2000"
+taskruns
 profile
 rmmod ibpost_bench
 say "done"

@@ -6,7 +6,8 @@
 # add/remove scenarios, ibpost.mode=demo runs the demo ULP, xhost-a and
 # xhost-b are the two guests of the two-host stage, and ibpost.mode=stock
 # runs on Debian's own kernel with ibpost installed by DKMS (modprobe by
-# name, the demo's checks, the scenarios that need no KUnit). Results go to
+# name, the demo's checks, the scenarios that need no KUnit); bench runs
+# the benchmark, bench-smoke one short round of it. Results go to
 # the kernel log (/dev/kmsg) so they interleave in order with the kernel's
 # own KTAP output on the console; the host parses them with kunit.py.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -426,6 +427,7 @@ test-siw)
 	;;
 demo) run_demo ;;
 bench) sh /ibpost/bench.sh ;;
+bench-smoke) BENCH_SMOKE=1 sh /ibpost/bench.sh ;;
 xhost-a|xhost-a-siw) run_xhost_a ;;
 xhost-b|xhost-b-siw) run_xhost_b ;;
 stock) run_stock ;;

@@ -121,6 +121,12 @@ def cases(g):
 all_cases = list(cases(d))
 passed = sum(1 for t in all_cases if t.get("status") == "PASS")
 skipped = sum(1 for t in all_cases if t.get("status") == "SKIP")
+# Failed cases by name, for the report line (the parse above may scroll
+# out of a CI log's tail).
+with open(sys.argv[4].replace("-skips.txt", "-failed.txt"), "a") as f:
+    for t in all_cases:
+        if t.get("status") not in ("PASS", "SKIP"):
+            f.write(t.get("name", "?") + "\n")
 # Every skip's reason, by the case (and parameter) it belongs to.
 # (6.1's KUnit prints a skipped parameter as "ok": the suites log its
 # reason as "ibpost-skip: ..." too.)
@@ -150,6 +156,13 @@ PY
 	done
 	echo "$suites $tests $passed $skipped"
 	return $fail
+}
+
+# The failed cases ktap_parse listed for $1 (its base), as " (failed:
+# a, b)", or nothing.
+ktap_failed() {
+	[ -s "$1-failed.txt" ] || return 0
+	printf ' (failed: %s)' "$(sort -u "$1-failed.txt" | head -8 | paste -sd, - | sed 's/,/, /g')"
 }
 
 # The raw-versus-ibpost provider table of Linux $1 from the consoles $3...
