@@ -164,10 +164,13 @@ taskruns() {
 		rxe_receiver; do
 		echo "$f" >> $T/set_ftrace_filter 2>/dev/null
 	done
-	for mode in raw chain seed; do
-		n=${1:-20000}
+	# raw with bh=1 is raw whose pending softirq work runs right after
+	# every post call: what a _bh lock in the post path amounts to.
+	for mode in raw raw:1 chain seed; do
+		n=${1:-20000} bh=0
+		[ "$mode" = raw:1 ] && bh=1
 		echo 1 > $T/function_profile_enabled	# (resets the counts)
-		run "mode=$mode op=write size=64 chain=1 signal=16 iters=$n warmup=0"
+		run "mode=${mode%:1} op=write size=64 chain=1 signal=16 iters=$n warmup=0 bh=$bh"
 		echo 0 > $T/function_profile_enabled
 		say "taskruns mode=$mode wrs=$n $(cat $T/trace_stat/function* |
 			awk '$2 ~ /^[0-9]+$/ { n[$1] += $2 }
