@@ -10,6 +10,7 @@
  */
 #include <linux/module.h>
 #include <linux/bitmap.h>
+#include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
@@ -413,6 +414,83 @@ static void ibpost_comp_direct_cq_polled_by_get_comp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 64U, comp.byte_len);
 }
 
+/*
+ * Spin on ibpost_poll(@qp, @budget) until @want completions were
+ * processed, as a latency consumer does; each call stays within @budget.
+ * Return: how many were processed.
+ */
+static int comp_spin(struct kunit *test, struct ibpost_qp *qp, int budget,
+		     int want)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	int got = 0, n;
+
+	while (got < want && time_before(jiffies, deadline)) {
+		n = ibpost_poll(qp, budget);
+		KUNIT_EXPECT_GE(test, n, 0);
+		KUNIT_EXPECT_LE(test, n, budget);
+		if (n < 0)
+			break;
+		got += n;
+		if (!n) {
+			/* The provider moves data in bottom halves. */
+			local_bh_disable();
+			local_bh_enable();
+			usleep_range(100, 200);
+		}
+	}
+	return got;
+}
+
+static void ibpost_comp_poll_busy_polls_direct(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct ibpost_comp comp;
+	struct ibpost_qp *other;
+	int i;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	p = ibpost_test_pair(test, &attr);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, -1));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 4));
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, CTX(10 + i),
+						 p->bbuf.buf + 64 * i, 64,
+						 p->bbuf.mr));
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i),
+						 p->abuf.buf + 64 * i, 32 + i,
+						 p->abuf.mr, IB_SEND_SIGNALED));
+	/* Budget 1: one completion per call, all three in the end. */
+	KUNIT_EXPECT_EQ(test, 3, comp_spin(test, p->a, 1, 3));
+	KUNIT_EXPECT_EQ(test, 3, comp_spin(test, p->b, 8, 3));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 8));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->b, 8));
+	/* Processed means delivered: queued for get_*_comp, in order. */
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, 1, ibpost_get_send_comp(p->a, &comp, 0));
+		KUNIT_EXPECT_PTR_EQ(test, CTX(i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		KUNIT_ASSERT_EQ(test, 1, ibpost_get_recv_comp(p->b, &comp, 0));
+		KUNIT_EXPECT_PTR_EQ(test, CTX(10 + i), comp.context);
+		KUNIT_EXPECT_EQ(test, 32U + i, comp.byte_len);
+	}
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+
+	/* Only a DIRECT QP is polled by its consumer. */
+	attr.poll_ctx = IB_POLL_SOFTIRQ;
+	other = ibpost_qp_create(p->dev, &attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(other, 4));
+	ibpost_qp_destroy(other);
+}
+
 static void ibpost_comp_destroy_flushes_outstanding_sends(struct kunit *test)
 {
 	struct ibpost_qp_attr attr;
@@ -460,6 +538,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
 	KUNIT_CASE(ibpost_comp_direct_cq_polled_by_get_comp),
+	KUNIT_CASE(ibpost_comp_poll_busy_polls_direct),
 	KUNIT_CASE(ibpost_comp_destroy_flushes_outstanding_sends),
 	{}
 };
