@@ -25,7 +25,15 @@
  *
  * Serialization: the queue's lock is held from the checks to the return of
  * the provider's post call, so ring order is the provider's queue order
- * even with concurrent posters.
+ * even with concurrent posters. The post path holds it with interrupts
+ * disabled rather than bottom halves: a provider that hands its work to a
+ * softirq (rxe's tasklets in Linux 6.1) raises it inside the call, and
+ * spin_unlock_bh() would run that work at once, inside this post, one WR
+ * at a time. With interrupts disabled the softirq is raised as from any
+ * process context and runs later, in ksoftirqd or at the next interrupt's
+ * exit, over everything posted meanwhile, as it does for raw ib_post_send()
+ * callers. The completion side still takes the lock with bottom halves
+ * disabled; it never runs in hard interrupt context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -369,8 +377,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	u32 n = 0, used, start, posted, chain;
 	int ret = 0, nmr, size;
 	bool user_sig, sig, sink;
+	unsigned long flags;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	chain = ibpost_chain_len(wr, true);
 	start = q->head;
 	used = q->head - q->tail;
@@ -452,7 +461,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	q->stats.posted += posted;
 	if (ret)
 		ibpost_stats_refused(&q->stats, ret);
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 
 	/* Nothing of the caller's chain is read from here on. */
 	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, qp);
@@ -500,9 +509,10 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	const void *bad = NULL;
 	struct ibpost_slot *prev = NULL;
 	u32 n = 0, used, start, posted, chain;
+	unsigned long flags;
 	int ret, nmr;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	chain = ibpost_chain_len(wr, false);
 	start = q->head;
 	used = q->head - q->tail;
@@ -555,7 +565,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	q->stats.posted += posted;
 	if (ret)
 		ibpost_stats_refused(&q->stats, ret);
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 
 	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, qp);
 	if (bad_wr)
