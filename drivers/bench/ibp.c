@@ -179,8 +179,6 @@ static int bench_ibp_seed(struct bench_run *run, struct bench_side *s,
 					src->imr, flags, dst->raddr, dst->rkey);
 		break;
 	}
-	if (!ret)
-		bench_ctx_sent(s, 1, !!(flags & IB_SEND_SIGNALED));
 	return ret;
 }
 
@@ -195,6 +193,7 @@ static int bench_ibp_post_seed_bw(struct bench_run *run,
 	ret = bench_ibp_seed(run, &run->a, flags);
 	p->post_ns += ktime_get_ns() - t0;
 	*queued = ret ? 0 : 1;
+	bench_ctx_sent(&run->a, *queued, *queued && flags);
 	if (ret == -ENOMEM)
 		return -EAGAIN;
 	return ret ? bench_fail(run, ret, "ibpost seed operation") : 0;
@@ -248,8 +247,6 @@ static int bench_ibp_post_lat(struct bench_run *run, struct bench_side *s)
 		s->lat_wr.wr.wr_id = (uintptr_t)bench_ibp_ctx(s, flags);
 		s->lat_wr.wr.send_flags = flags;
 		ret = ibpost_post_send_list(s->iqp, &s->lat_wr.wr, NULL);
-		if (!ret)
-			bench_ctx_sent(s, 1, !!flags);
 	}
 	if (ret == -ENOMEM)
 		return -EAGAIN;
@@ -257,6 +254,7 @@ static int bench_ibp_post_lat(struct bench_run *run, struct bench_side *s)
 		return bench_fail(run, ret, run->seed ?
 				  "ibpost seed operation" :
 				  "ibpost_post_send_list");
+	bench_ctx_sent(s, 1, !!flags);
 	s->txq.lat_count++;
 	return 0;
 }
