@@ -10,24 +10,58 @@
 # ibpost-seed, back to back, so that machine noise hits the three alike;
 # the report takes each figure's median over the rounds. Userspace perftest
 # runs on the same device with the same sizes, post lists and CQ
-# moderation.
+# moderation. The scaling and memory rows run raw then ibpost the same way.
+#
+# BENCH_SMOKE=1 (set by /init from ibpost.bench_smoke=1): one round of
+# every mode with very few iterations, perftest only where installed, and
+# a last line "smoke ok modes=<n>" when every command succeeded, else
+# "smoke FAILED: <what>". A check that everything runs, not figures.
 CMD=/sys/kernel/debug/ibpost_bench/cmd
+SMOKE=${BENCH_SMOKE:-0}
 ROUNDS=${ROUNDS:-3}
+[ "$SMOKE" = 1 ] && ROUNDS=1
 PF="-d rxe0 -x 1 -F"
 SP="[[:space:]]"
+NCPU=$(nproc)
+MODES=""	# the modes that ran and succeeded
+FAILED=""	# the first five that did not, "; "-separated
+NFAILED=0
 
 say() { echo "ibpost-bench: $*"; }
+
+failed() {	# record a failure for the smoke verdict
+	NFAILED=$((NFAILED + 1))
+	[ $NFAILED -le 5 ] && FAILED="${FAILED:+$FAILED; }$*"
+}
+
+ran() {		# record a mode that succeeded
+	case " $MODES " in
+	*" $1 "*) ;;
+	*) MODES="$MODES $1" ;;
+	esac
+}
 
 run() {		# one command to the bench module; prints its result
 	if echo "$*" > $CMD 2>/dev/null; then
 		say "$(cat $CMD)"
+		ran "$(echo "$*" | sed -n 's/.*mode=\([^ ]*\).*/\1/p')"
 	else
 		say "$(cat $CMD) failed: $*"
+		failed "$*"
 	fi
 }
 
+if [ "$SMOKE" = 1 ]; then
+	LAT_ITERS=100 LAT_WARMUP=10 POST_ITERS=256 MEM_COUNT=4
+	CALIB_ITERS=100 SCALE_PAIRS="1 8"
+else
+	LAT_ITERS=5000 LAT_WARMUP=500 POST_ITERS=20000 MEM_COUNT=32
+	CALIB_ITERS=2000 SCALE_PAIRS="1 8 64"
+fi
+
 iters() {	# WRs per row: about the same time for every size, and a
 		# multiple of every post list (perftest insists)
+	[ "$SMOKE" = 1 ] && { echo 256; return; }
 	case $1 in
 	64) echo 20000 ;;
 	4096) echo 10240 ;;
@@ -58,7 +92,7 @@ bw_rows() {
 post_rows() {
 	for op in send write read; do
 		for chain in 1 32; do
-			a="op=$op size=64 chain=$chain signal=16 iters=20000 warmup=2000 bh=1"
+			a="op=$op size=64 chain=$chain signal=16 iters=$POST_ITERS warmup=$((POST_ITERS / 10)) bh=1"
 			run "mode=raw $a"
 			run "mode=chain $a"
 			[ $chain = 1 ] && run "mode=seed $a"
@@ -66,11 +100,55 @@ post_rows() {
 	done
 }
 
+# Ping-pong, completions delivered by softirq, then busy-polled
+# (IB_POLL_DIRECT CQs reaped in the spin loop).
 lat_rows() {
 	for op in write send; do
-		for mode in lat-raw lat-chain lat-seed; do
-			run "mode=$mode op=$op size=64 iters=5000 warmup=500"
+		for mode in lat-raw lat-chain lat-seed \
+			    lat-raw-poll lat-chain-poll lat-seed-poll; do
+			run "mode=$mode op=$op size=64 iters=$LAT_ITERS warmup=$LAT_WARMUP"
 		done
+	done
+}
+
+# Aggregate WRITE bandwidth of 1, 8 and 64 pairs posting at once, one
+# posting thread per CPU (a pair belongs to one thread, as a ULP's QP to
+# one CPU), and of one and two threads on one QP. iters counts the WRs of
+# all pairs together; queues of 64 WRs keep 64 pairs' memory modest.
+scale_rows() {
+	t=$((NCPU > 8 ? 8 : NCPU))
+	for size in 64 65536; do
+		n=$(iters $size)
+		for pairs in $SCALE_PAIRS; do
+			if [ "$pairs" = 1 ]; then
+				specs="1 2"
+			else
+				specs=$t
+			fi
+			for threads in $specs; do
+				for chain in 1 8; do
+					[ $size != 64 ] && [ $chain != 1 ] && continue
+					a="op=write size=$size pairs=$pairs threads=$threads chain=$chain signal=16 depth=64 iters=$n warmup=$((n / 10))"
+					run "mode=scale-raw $a"
+					run "mode=scale-chain $a"
+				done
+			done
+		done
+	done
+}
+
+# Kernel memory per QP (with its CQs) of depth 128 and 1024, and per
+# registration of a 4 KiB buffer for local use and for remote writes.
+mem_rows() {
+	for depth in 128 1024; do
+		a="obj=qp depth=$depth count=$MEM_COUNT"
+		run "mode=mem-raw $a"
+		run "mode=mem-ibpost $a"
+	done
+	for op in send write; do
+		a="obj=mr op=$op size=4096 count=$MEM_COUNT"
+		run "mode=mem-raw $a"
+		run "mode=mem-ibpost $a"
 	done
 }
 
@@ -93,10 +171,12 @@ perftest_bw() {	# tool op size chain signal
 		/tmp/pf-c.txt | tail -1)
 	if [ -z "$line" ]; then
 		say "perftest op=$op size=$size chain=$chain signal=$sig failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
+		failed "perftest $tool size=$size chain=$chain signal=$sig"
 		return
 	fi
 	set -- $line
 	say "mode=perftest op=$op size=$size chain=$chain signal=$sig iters=$2 mib_per_s=$4 mpps=$5"
+	ran perftest
 }
 
 perftest_rows() {
@@ -110,20 +190,34 @@ perftest_rows() {
 	done
 }
 
-perftest_lat() {
-	timeout 120 ib_write_lat $PF -s 64 -n 5000 > /tmp/pf-s.txt 2>&1 &
+perftest_lat() {	# op (write or send)
+	op=$1
+	timeout 120 "ib_${op}_lat" $PF -s 64 -n $LAT_ITERS > /tmp/pf-s.txt 2>&1 &
 	sleep 1
-	timeout 120 ib_write_lat $PF -s 64 -n 5000 127.0.0.1 \
+	timeout 120 "ib_${op}_lat" $PF -s 64 -n $LAT_ITERS 127.0.0.1 \
 		> /tmp/pf-c.txt 2>&1
 	wait
 	# "#bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%"
 	line=$(grep -E "^$SP*64$SP+[0-9]+$SP+[0-9.]+" /tmp/pf-c.txt | tail -1)
 	if [ -z "$line" ]; then
-		say "perftest-lat failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
+		say "perftest-lat op=$op failed: $(tail -3 /tmp/pf-c.txt | tr '\n' ' ')"
+		failed "perftest ib_${op}_lat"
 		return
 	fi
 	set -- $line
-	say "mode=perftest-lat op=write size=64 iters=$2 min_us=$3 median_us=$5 p99_us=$8"
+	say "mode=perftest-lat op=$op size=64 iters=$2 min_us=$3 median_us=$5 p99_us=$8"
+	ran perftest-lat
+}
+
+# perftest, unless a smoke run finds it not installed.
+perftest_all() {
+	if [ "$SMOKE" = 1 ] && ! command -v ib_write_bw > /dev/null; then
+		say "perftest not installed: skipped"
+		return
+	fi
+	perftest_rows
+	perftest_lat write
+	perftest_lat send
 }
 
 # Where a one-WR chained post spends its time: ftrace's function graph
@@ -179,23 +273,45 @@ taskruns() {
 	: > $T/set_ftrace_filter
 }
 
+# The smoke verdict, one line.
+smoke_verdict() {
+	set -- $MODES
+	if [ -z "$FAILED" ]; then
+		say "smoke ok modes=$#"
+	else
+		say "smoke FAILED: $NFAILED commands: $FAILED"
+	fi
+}
+
 modprobe ib_uverbs
 ip link set lo up
-insmod /ibpost/ibpost_bench.ko || { say "cannot load ibpost_bench"; exit 1; }
-say "guest: $(nproc) CPUs, $(uname -r), rounds $ROUNDS"
-run "mode=calib size=65536 iters=2000"
+if ! insmod /ibpost/ibpost_bench.ko; then
+	say "cannot load ibpost_bench"
+	[ "$SMOKE" = 1 ] && say "smoke FAILED: cannot load ibpost_bench"
+	exit 1
+fi
+if [ "$SMOKE" = 1 ]; then
+	say "guest: $NCPU CPUs, $(uname -r), smoke run"
+else
+	say "guest: $NCPU CPUs, $(uname -r), rounds $ROUNDS"
+fi
+run "mode=calib size=65536 iters=$CALIB_ITERS"
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	say "round $r"
 	bw_rows
 	post_rows
 	lat_rows
-	perftest_rows
-	perftest_lat
+	scale_rows
+	mem_rows
+	perftest_all
 	r=$((r + 1))
 done
-run "mode=calib size=65536 iters=2000"
-taskruns
-profile
-rmmod ibpost_bench
+run "mode=calib size=65536 iters=$CALIB_ITERS"
+if [ "$SMOKE" != 1 ]; then
+	taskruns
+	profile
+fi
+rmmod ibpost_bench || failed "rmmod ibpost_bench"
+[ "$SMOKE" = 1 ] && smoke_verdict
 say "done"

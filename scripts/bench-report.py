@@ -8,7 +8,11 @@ Reads every "ibpost-bench: mode=... key=value ..." line (scripts/
 bench-guest.sh), takes each figure's median over the rounds, and prints
 the side-by-side table with the ratios issue 5 asks for: ibpost-chain and
 ibpost-seed against raw verbs, ibpost against userspace perftest, and each
-bandwidth as a fraction of the guest's calibrated per-byte floor.
+bandwidth as a fraction of the guest's calibrated per-byte floor; then
+the latency rows (softirq and busy-polled), the scaling rows (many pairs,
+two threads on one QP) and the memory rows, with the spread of the rounds
+(min-max) beside the medians. A smoke console (one round, few iterations,
+maybe no perftest) gives the same tables with what is there.
 """
 import re
 import statistics
@@ -18,12 +22,33 @@ from collections import defaultdict
 LINE = re.compile(r"ibpost-bench: (mode=\S+(?: \S+=\S+)*)\s*$")
 
 
+def row_key(kv):
+    """The table a result line belongs to, and its key there."""
+    mode = kv["mode"]
+    if mode.startswith("scale-"):
+        return "scale", (mode, kv.get("op"), int(kv.get("size", 0)),
+                         int(kv.get("pairs", 1)), int(kv.get("threads", 1)),
+                         int(kv.get("chain", 1)))
+    if mode.startswith("mem-"):
+        qp = kv.get("obj") == "qp"
+        return "mem", (mode, kv.get("obj"), None if qp else kv.get("op"),
+                       int(kv.get("size", 0)) if not qp else None,
+                       int(kv.get("depth", 0)) if qp else None)
+    return "rows", (mode, kv.get("op"), int(kv.get("size", 0)),
+                    int(kv.get("chain", 1)), int(kv.get("signal", 1)),
+                    int(kv.get("bh", 0)))
+
+
 def parse(path):
-    rows = defaultdict(list)
-    calib, failures, notes, prof = [], [], [], []
+    tables = {"rows": defaultdict(list), "scale": defaultdict(list),
+              "mem": defaultdict(list)}
+    calib, failures, notes, prof, smoke = [], [], [], [], []
     with open(path, errors="replace") as f:
         for raw in f:
             raw = re.sub(r"^\[ *[0-9.]+\] ", "", raw.rstrip("\r\n"))
+            if raw.startswith("ibpost-bench: smoke "):
+                smoke.append(raw.split(": ", 1)[1])
+                continue
             if "ibpost-bench:" in raw and "failed" in raw:
                 failures.append(raw.split("ibpost-bench: ", 1)[1])
                 continue
@@ -41,18 +66,45 @@ def parse(path):
                 failures.append(m.group(1))
                 continue
             if kv["mode"] == "calib":
-                calib.append(kv)
+                if "floor_mib_per_s" in kv:
+                    calib.append(kv)
                 continue
-            key = (kv["mode"], kv.get("op"), int(kv.get("size", 0)),
-                   int(kv.get("chain", 1)), int(kv.get("signal", 1)),
-                   int(kv.get("bh", 0)))
-            rows[key].append(kv)
-    return rows, calib, failures, notes, prof
+            table, key = row_key(kv)
+            tables[table][key].append(kv)
+    return tables, calib, failures, notes, prof, smoke
 
 
-def med(kvs, field):
-    vals = [float(kv[field]) for kv in kvs if field in kv]
-    return statistics.median(vals) if vals else None
+def vals(kvs, field, scale=1.0):
+    return [float(kv[field]) * scale for kv in kvs or [] if field in kv]
+
+
+def med(kvs, field, scale=1.0):
+    v = vals(kvs, field, scale)
+    return statistics.median(v) if v else None
+
+
+def spread(kvs, field, scale=1.0, prec=0):
+    """The min-max of a figure over the rounds, "(lo-hi)"; "" for none."""
+    v = vals(kvs, field, scale)
+    if not v:
+        return ""
+    sep = ".." if min(v) < 0 else "-"
+    return f"({min(v):.{prec}f}{sep}{max(v):.{prec}f})"
+
+
+def medspread(kvs, field, width, scale=1.0, prec=0):
+    """A figure's median and, beside it, its spread over the rounds."""
+    m = med(kvs, field, scale)
+    if m is None:
+        return " " * (width - 1) + "-"
+    return f"{m:.{prec}f} {spread(kvs, field, scale, prec)}".rjust(width)
+
+
+def round_ratios(a, b, field):
+    """a/b per round (the rows ran back to back in each), as "lo-hi"."""
+    r = [float(x[field]) / float(y[field]) for x, y in zip(a or [], b or [])
+         if field in x and field in y and float(y[field])]
+    return f"{min(r):.3f}-{max(r):.3f}" if r else "-"
 
 
 def ratio(a, b):
@@ -77,16 +129,120 @@ def bench_rows(rows, bh):
                     yield op, size, chain, sig, r, c, s
 
 
+def latency(p, rows):
+    p("Latency, 64 B, one way (ping-pong round trip / 2); -poll: completions")
+    p("busy-polled on IB_POLL_DIRECT CQs in the spin loop (ib_process_cq_direct()")
+    p("for raw, ibpost_poll() for ibpost); median over rounds, (min-max) of the")
+    p("rounds' figures")
+    p("mode            op    |       median ns (min-max) |   p99 ns   min ns")
+    for op in ("write", "send"):
+        for mode in ("lat-raw", "lat-chain", "lat-seed", "lat-raw-poll",
+                     "lat-chain-poll", "lat-seed-poll"):
+            r = rows.get((mode, op, 64, 1, 1, 0))
+            if r:
+                p(f"{mode:15} {op:5} | {medspread(r, 'median_ns', 25)} | "
+                  f"{fmt(med(r, 'p99_ns'), 8)} {fmt(med(r, 'min_ns'), 8)}")
+        pl = rows.get(("perftest-lat", op, 64, 1, 1, 0))
+        if pl:
+            p(f"{'perftest':15} {op:5} | "
+              f"{medspread(pl, 'median_us', 25, 1000)} | "
+              f"{fmt(med(pl, 'p99_us', 1000), 8)} "
+              f"{fmt(med(pl, 'min_us', 1000), 8)}"
+              f"   (ib_{op}_lat t_typical, 99%, t_min)")
+    p("Ratios of the medians (per-round range where both ran in each round):")
+    for op in ("write", "send"):
+        rp = rows.get(("lat-raw-poll", op, 64, 1, 1, 0))
+        pl = rows.get(("perftest-lat", op, 64, 1, 1, 0))
+        pf = med(pl, "median_us", 1000) if pl else None
+        for mode in ("lat-chain-poll", "lat-seed-poll"):
+            ip = rows.get((mode, op, 64, 1, 1, 0))
+            if not ip:
+                continue
+            im = med(ip, "median_ns")
+            p(f"  {op:5} {mode}: /lat-raw-poll {ratio(im, med(rp, 'median_ns'))}"
+              f" ({round_ratios(ip, rp, 'median_ns')}), /perftest "
+              f"{ratio(im, pf)}")
+
+
+def scaling(p, scale):
+    if not scale:
+        return
+    p("")
+    p("Scaling: aggregate WRITE throughput of pairs posting at once, signal 16,")
+    p("queues of 64 WRs; one posting kthread per CPU, each driving its own")
+    p("pairs round-robin (threads > pairs: the threads share the pairs; raw")
+    p("then serializes its posts with a spinlock). Median over rounds (min-max);")
+    p("ib/raw: ratio of the medians, [per-round range]")
+    hdr = ("size  pairs thr chain |     raw k/s (min-max)  ibpost k/s (min-max) |"
+           " ib/raw [rounds]     |   raw MiB/s ibpost MiB/s | ib/raw")
+    p(hdr)
+    p("-" * len(hdr))
+    keys = sorted({k[1:] for k in scale})
+    for op, size, pairs, threads, chain in keys:
+        r = scale.get(("scale-raw", op, size, pairs, threads, chain))
+        c = scale.get(("scale-chain", op, size, pairs, threads, chain))
+        rm, cm = med(r, "msgs_per_s"), med(c, "msgs_per_s")
+        rb, cb = med(r, "mib_per_s"), med(c, "mib_per_s")
+        p(f"{size:5} {pairs:5} {threads:3} {chain:5} | "
+          f"{medspread(r, 'msgs_per_s', 21, 0.001, 1)} "
+          f"{medspread(c, 'msgs_per_s', 21, 0.001, 1)} | "
+          f"{ratio(cm, rm)} [{round_ratios(c, r, 'msgs_per_s'):>11}] | "
+          f"{fmt(rb, 11, 1)} {fmt(cb, 12, 1)} | {ratio(cb, rb)}")
+
+
+def memory(p, mem):
+    if not mem:
+        return
+    counts = sorted({kv.get("count") for v in mem.values() for kv in v})
+    p("")
+    p("Memory: kernel memory taken per object, in bytes: all pages drawn from")
+    p("the page allocator while creating them (PGALLOC - PGFREE events: slab")
+    p("pages, vmalloc'd queues, large kmallocs), and the slab pages among them")
+    p(f"(NR_SLAB_*_B); over {'/'.join(counts)} objects created at once,")
+    p("since per-CPU caches, partly used slabs and other kernel activity make")
+    p("one object's delta noise (negative values are noise). QP: send and receive")
+    p("queue of that depth with their CQs (raw: also its ring of send contexts);")
+    p("MR: a 4 KiB buffer registered (raw: DMA-mapped, plus ib_alloc_mr() and")
+    p("IB_WR_REG_MR when remote). Median over rounds (min-max)")
+    hdr = ("object                      |        raw bytes (min-max)     slab |"
+           "     ibpost bytes (min-max)     slab | ib/raw")
+    p(hdr)
+    p("-" * len(hdr))
+    def positive(v):
+        return v if v is not None and v > 0 else None
+
+    for key in sorted({k[1:] for k in mem},
+                      key=lambda k: (k[0] != "qp", k[3] or 0, k[1] or "")):
+        obj, op, size, depth = key
+        r = mem.get(("mem-raw",) + key)
+        i = mem.get(("mem-ibpost",) + key)
+        if obj == "qp":
+            name = f"QP + CQs, depth {depth}"
+        else:
+            use = "local (msgs)" if op == "send" else f"remote {op}"
+            name = f"MR {size} B, {use}"
+        p(f"{name:27} | {medspread(r, 'bytes_per_obj', 26)} "
+          f"{fmt(med(r, 'slab_bytes_per_obj'), 8)} | "
+          f"{medspread(i, 'bytes_per_obj', 26)} "
+          f"{fmt(med(i, 'slab_bytes_per_obj'), 8)} | "
+          f"{ratio(positive(med(i, 'bytes_per_obj')), positive(med(r, 'bytes_per_obj')))}")
+
+
 def main():
-    rows, calib, failures, notes, prof = parse(sys.argv[1])
+    tables, calib, failures, notes, prof, smoke = parse(sys.argv[1])
+    rows = tables["rows"]
     floor = statistics.median(float(c["floor_mib_per_s"]) for c in calib) \
         if calib else None
     out = []
     p = out.append
+    nrounds = max((len(v) for t in tables.values() for v in t.values()),
+                  default=0)
     p("ibpost benchmark: one VM boot, rxe0 loopback RC pair, medians over "
-      f"{max((len(v) for v in rows.values()), default=0)} rounds")
+      f"{nrounds} rounds")
     for n in notes:
         p(f"  {n}")
+    for n in smoke:
+        p(f"  {n} (a smoke run: few iterations, the figures mean nothing)")
     if calib:
         c = calib[0]
         p(f"  calibration (64 KiB): memcpy {c['memcpy_mib_per_s']} MiB/s, "
@@ -142,19 +298,9 @@ def main():
           f"{ratio(cp, rp):>9} |        {ratio(cm, rm):>9} "
           f"{ratio(sm, rm):>8}")
     p("")
-    p("Latency, 64 B, one way (ping-pong round trip / 2)")
-    p("mode          op    |  median ns   p99 ns   min ns")
-    for op in ("write", "send"):
-        for mode in ("lat-raw", "lat-chain", "lat-seed"):
-            r = rows.get((mode, op, 64, 1, 1, 0))
-            if r:
-                p(f"{mode:13} {op:5} | {fmt(med(r, 'median_ns'), 10)} "
-                  f"{fmt(med(r, 'p99_ns'), 8)} {fmt(med(r, 'min_ns'), 8)}")
-    pl = rows.get(("perftest-lat", "write", 64, 1, 1, 0))
-    if pl:
-        p(f"{'perftest':13} write | {fmt(med(pl, 'median_us') * 1000, 10)} "
-          f"{fmt(med(pl, 'p99_us') * 1000, 8)} {fmt(med(pl, 'min_us') * 1000, 8)}"
-          "   (ib_write_lat t_typical, 99%, t_min)")
+    latency(p, rows)
+    scaling(p, tables["scale"])
+    memory(p, tables["mem"])
     if prof:
         p("")
         p("Profile: ibpost_post_send_mrs() and its direct callees, one-WR")

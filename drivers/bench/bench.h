@@ -4,7 +4,8 @@
  *
  * A run is one command written to debugfs: a loopback RC pair (side A and
  * side B) on one device, set up by a backend (raw verbs or ibpost), used
- * by a traffic engine (bandwidth or ping-pong latency), torn down again.
+ * by an engine (bandwidth, ping-pong latency, or memory), torn down
+ * again; the scaling engine sets up many pairs, each a run of its own.
  */
 #ifndef _IBPOST_BENCH_H
 #define _IBPOST_BENCH_H
@@ -22,9 +23,13 @@
 #define BENCH_MAX_CHAIN		64
 #define BENCH_MAX_ITERS		10000000
 #define BENCH_MAX_SIGNAL	1024
-#define BENCH_QUEUE_DEPTH	256	/* send and receive WRs asked for */
-#define BENCH_CQE		1024	/* raw CQ size; caps the slots used */
+#define BENCH_MAX_DEPTH		4096
+#define BENCH_MAX_PAIRS		64
+#define BENCH_MAX_THREADS	8
+#define BENCH_MAX_COUNT		256
+#define BENCH_QUEUE_DEPTH	256	/* default send and receive WRs asked */
 #define BENCH_LAT_SIGNAL	16	/* latency: a signaled WR every 16 */
+#define BENCH_POLL_BUDGET	16	/* completions per CQ and poll */
 #define BENCH_TIMEOUT		(30 * HZ)
 #define BENCH_RESULT_MAX	256
 
@@ -35,7 +40,48 @@ enum bench_mode {
 	BENCH_LAT_RAW,
 	BENCH_LAT_CHAIN,
 	BENCH_LAT_SEED,
+	BENCH_LAT_RAW_POLL,
+	BENCH_LAT_CHAIN_POLL,
+	BENCH_LAT_SEED_POLL,
+	BENCH_SCALE_RAW,
+	BENCH_SCALE_CHAIN,
+	BENCH_MEM_RAW,
+	BENCH_MEM_IBPOST,
 	BENCH_CALIB,
+	BENCH_NR_MODES,
+};
+
+/* The engine a mode runs. */
+enum bench_kind {
+	BENCH_KIND_BW,
+	BENCH_KIND_LAT,
+	BENCH_KIND_SCALE,
+	BENCH_KIND_MEM,
+	BENCH_KIND_CALIB,
+};
+
+/**
+ * struct bench_mode_info - what a mode= value selects
+ * @name: its name in commands and results
+ * @kind: the engine
+ * @raw: raw verbs; else ibpost
+ * @seed: ibpost's seed operations; else chains
+ * @poll: completions busy-polled (IB_POLL_DIRECT); else softirq
+ */
+struct bench_mode_info {
+	const char *name;
+	enum bench_kind kind;
+	bool raw;
+	bool seed;
+	bool poll;
+};
+
+extern const struct bench_mode_info bench_modes[BENCH_NR_MODES];
+
+/* What a memory run measures: QPs with their CQs, or registrations. */
+enum bench_obj {
+	BENCH_OBJ_QP,
+	BENCH_OBJ_MR,
 };
 
 enum bench_op {
@@ -56,6 +102,11 @@ enum bench_op {
  * @iters: WRs (bandwidth) or round trips (latency) measured
  * @warmup: WRs or round trips before the measurement
  * @bh: bandwidth: post with bottom halves disabled (1) or not (0)
+ * @depth: send and receive WRs asked for per QP (0: BENCH_QUEUE_DEPTH)
+ * @pairs: scaling: loopback pairs posting at once
+ * @threads: scaling: posting threads
+ * @count: memory: objects created per measurement
+ * @obj: memory: enum bench_obj
  */
 struct bench_cfg {
 	char dev[IB_DEVICE_NAME_MAX];
@@ -68,6 +119,11 @@ struct bench_cfg {
 	u32 iters;
 	u32 warmup;
 	u32 bh;
+	u32 depth;
+	u32 pairs;
+	u32 threads;
+	u32 count;
+	enum bench_obj obj;
 };
 
 /**
@@ -78,9 +134,12 @@ struct bench_cfg {
  * @mib_x100: MiB per second, times 100
  * @post_ns: average ns per WR spent inside the post calls
  * @elapsed_ns: first post to last completion
+ * @wrs: WRs measured (scaling: all pairs together)
  * @median_ns: one-way latency, median (half the round trip)
  * @p99_ns: one-way latency, 99th percentile
  * @min_ns: one-way latency, minimum
+ * @obj_bytes: memory: bytes of pages taken per object
+ * @slab_bytes: memory: of which bytes of slab pages, per object
  */
 struct bench_result {
 	u32 chain;
@@ -89,9 +148,12 @@ struct bench_result {
 	u64 mib_x100;
 	u64 post_ns;
 	u64 elapsed_ns;
+	u64 wrs;
 	u32 median_ns;
 	u32 p99_ns;
 	u32 min_ns;
+	s64 obj_bytes;
+	s64 slab_bytes;
 };
 
 /**
@@ -123,11 +185,13 @@ struct bench_txq;
  * @cqe: what the WR carries in wr_cqe
  * @txq: the queue
  * @seq: WRs posted on @txq up to and including this one
+ * @signaled: the WR in the slot is signaled
  */
 struct bench_wctx {
 	struct ib_cqe cqe;
 	struct bench_txq *txq;
 	u32 seq;
+	bool signaled;
 };
 
 /**
@@ -135,7 +199,8 @@ struct bench_wctx {
  * @side: the side
  * @ctx: raw: one context per usable slot, used as a ring
  * @depth: usable send queue slots
- * @posted: raw: WRs posted (written by the poster only)
+ * @lock: raw: serializes the posters when several threads share the QP
+ * @posted: raw: WRs posted (written by the poster, under @lock if shared)
  * @freed: raw: WRs known complete (written by the completion handler)
  * @lat_count: latency: WRs posted, for the signaling pattern
  * @completions: signaled WRs completed successfully
@@ -145,11 +210,33 @@ struct bench_txq {
 	struct bench_side *side;
 	struct bench_wctx *ctx;
 	u32 depth;
+	spinlock_t lock;	/* raw shared posting: @posted, @ctx, the post */
 	u32 posted;
 	u32 freed;
 	u32 lat_count;
 	atomic_t completions;
 	u64 t_last;
+};
+
+/**
+ * struct bench_ctxs - a side's contexts, checked after teardown
+ * @sent: send WRs accepted by the post calls
+ * @sent_sig: of those, the signaled ones
+ * @back_sig: completions of signaled send WRs, any status
+ * @back_unsig: completions of unsignaled send WRs (errors, flushes)
+ * @recv: receives accepted by the post calls
+ * @back_recv: receive completions, any status
+ *
+ * Every signaled WR and every receive must come back exactly once,
+ * every unsignaled WR at most once (only when it did not succeed).
+ */
+struct bench_ctxs {
+	atomic_t sent;
+	atomic_t sent_sig;
+	atomic_t back_sig;
+	atomic_t back_unsig;
+	atomic_t recv;
+	atomic_t back_recv;
 };
 
 /**
@@ -162,6 +249,7 @@ struct bench_txq {
  * @rcq: raw: its receive CQ
  * @iqp: ibpost: the QP
  * @txq: the send queue
+ * @ctxs: its contexts, counted
  * @rq_depth: receives kept posted
  * @src: what this side sends, writes, or reads into
  * @dst: where the peer's data lands, or what the peer reads
@@ -180,6 +268,7 @@ struct bench_side {
 	struct ib_cq *rcq;
 	struct ibpost_qp *iqp;
 	struct bench_txq txq;
+	struct bench_ctxs ctxs;
 	u32 rq_depth;
 	struct bench_buf src;
 	struct bench_buf dst;
@@ -191,11 +280,34 @@ struct bench_side {
 };
 
 /**
- * struct bench_run - the state of one command
+ * struct bench_poster - one posting thread's bandwidth phase on side A
+ * @wrs: its chain array, from A's src buffer to B's dst buffer
+ * @resume: ibpost chains: where to repost from after -ENOMEM
+ * @phase_len: WRs in the phase
+ * @idx: WRs of the phase queued so far
+ * @left: WRs of the current chain not queued yet
+ * @snap: the send queue's completion count before the last post call
+ * @post_ns: time spent inside post calls since the phase began
+ */
+struct bench_poster {
+	struct ib_rdma_wr *wrs;
+	const struct ib_send_wr *resume;
+	u32 phase_len;
+	u32 idx;
+	u32 left;
+	u32 snap;
+	u64 post_ns;
+};
+
+/**
+ * struct bench_run - the state of one command, or of one of its pairs
  * @cfg: the command
  * @ops: the backend
+ * @root: the command's run: itself, or the one whose pair this is
  * @lat: a latency mode
  * @seed: ibpost seed operations rather than chains
+ * @poll: completions are busy-polled (IB_POLL_DIRECT) by the engine
+ * @shared: several threads post on side A (raw then serializes them)
  * @dev: the ibpost device (a reference)
  * @ibdev: its ib_device
  * @pd: ibpost's PD on it
@@ -205,10 +317,11 @@ struct bench_side {
  * @size: bytes per WR
  * @chain: WRs per post call
  * @signal: a signaled WR every this many (clamped to the send queues)
- * @phase_len: WRs in the current bandwidth phase
- * @post_ns: time spent inside post calls since the phase began
- * @wrs: bandwidth: @chain WRs, linked per post call
- * @resume: ibpost chains: where to repost from after -ENOMEM
+ * @depth: send and receive WRs asked for per QP
+ * @port: raw: the port of the pair
+ * @av: raw, the command's run: the port's loopback address (@have_av)
+ * @have_av: @av is filled
+ * @post: bandwidth: the one poster
  * @rtt: latency: round-trip samples
  * @wq: woken by completions and failures
  * @pong: latency SEND: completed by A's receives
@@ -225,8 +338,11 @@ struct bench_side {
 struct bench_run {
 	const struct bench_cfg *cfg;
 	const struct bench_ops *ops;
+	struct bench_run *root;
 	bool lat;
 	bool seed;
+	bool poll;
+	bool shared;
 	struct ibpost_dev *dev;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -236,10 +352,11 @@ struct bench_run {
 	u32 size;
 	u32 chain;
 	u32 signal;
-	u32 phase_len;
-	u64 post_ns;
-	struct ib_rdma_wr *wrs;
-	const struct ib_send_wr *resume;
+	u32 depth;
+	u32 port;
+	struct rdma_ah_attr av;
+	bool have_av;
+	struct bench_poster post;
 	u32 *rtt;
 	wait_queue_head_t wq;
 	struct completion pong;
@@ -257,29 +374,40 @@ struct bench_run {
  * struct bench_ops - a backend: raw verbs or ibpost
  * @setup: create and connect the pair, register buffers, post receives;
  *         unwinds itself on failure
- * @teardown: undo a successful @setup
- * @post_bw: post up to @n bandwidth WRs of side A, the first being WR
- *           @idx of the phase (@fresh: a new chain, else the rest of the
- *           previous one); *@queued says how many were queued. -EAGAIN:
- *           the send queue is full, wait for a completion
+ * @teardown: undo a successful @setup; every context has come back when
+ *            it returns
+ * @side_create: create side @s's QP (and CQs), not connected
+ * @side_destroy: undo @side_create on a QP that never left RESET, or
+ *                once @teardown's drain is over
+ * @buf_reg: make buffer @b usable by side @s's WRs; @remote: by the peer
+ *           too. Undone by @buf_unreg, also after a failure
+ * @buf_unreg: undo @buf_reg; nonzero when @b must be leaked
+ * @post_recv: post one receive on side @s into its dst buffer
+ * @post_bw: post up to @n bandwidth WRs of side A for poster @p, from WR
+ *           @p->idx of its phase (@fresh: a new chain, else the rest of
+ *           the previous one); *@queued says how many were queued.
+ *           -EAGAIN: the send queue is full, wait for a completion
  * @post_lat: post side @s's latency WR; -EAGAIN as for @post_bw. May be
  *            called from a completion handler (softirq)
+ * @poll: poll modes: process the completions ready on both sides
  */
 struct bench_ops {
 	int (*setup)(struct bench_run *run);
 	void (*teardown)(struct bench_run *run);
-	int (*post_bw)(struct bench_run *run, u32 idx, u32 n, bool fresh,
-		       u32 *queued);
+	int (*side_create)(struct bench_run *run, struct bench_side *s);
+	void (*side_destroy)(struct bench_run *run, struct bench_side *s);
+	int (*buf_reg)(struct bench_run *run, struct bench_side *s,
+		       struct bench_buf *b, bool remote);
+	int (*buf_unreg)(struct bench_run *run, struct bench_buf *b);
+	int (*post_recv)(struct bench_run *run, struct bench_side *s);
+	int (*post_bw)(struct bench_run *run, struct bench_poster *p, u32 n,
+		       bool fresh, u32 *queued);
 	int (*post_lat)(struct bench_run *run, struct bench_side *s);
+	int (*poll)(struct bench_run *run);
 };
 
 extern const struct bench_ops bench_raw_ops;
 extern const struct bench_ops bench_ibp_ops;
-
-static inline bool bench_mode_is_lat(enum bench_mode mode)
-{
-	return mode >= BENCH_LAT_RAW;
-}
 
 /* Which buffers and receives a run needs on side @s. */
 static inline bool bench_need_src(const struct bench_run *run,
@@ -301,9 +429,10 @@ static inline bool bench_need_recv(const struct bench_run *run,
 }
 
 /* Bandwidth: every signal-th WR of a phase is signaled, and its last. */
-static inline bool bench_bw_signaled(const struct bench_run *run, u32 idx)
+static inline bool bench_bw_signaled(const struct bench_run *run,
+				     const struct bench_poster *p, u32 idx)
 {
-	return (idx + 1) % run->signal == 0 || idx + 1 == run->phase_len;
+	return (idx + 1) % run->signal == 0 || idx + 1 == p->phase_len;
 }
 
 /* Latency: every signal-th WR of a side is signaled. */
@@ -313,40 +442,64 @@ static inline int bench_lat_flags(const struct bench_run *run,
 	return (txq->lat_count + 1) % run->signal ? 0 : IB_SEND_SIGNALED;
 }
 
+/* @n send WRs were queued on side @s, @sig of them signaled. */
+static inline void bench_ctx_sent(struct bench_side *s, u32 n, u32 sig)
+{
+	atomic_add(n, &s->ctxs.sent);
+	if (sig)
+		atomic_add(sig, &s->ctxs.sent_sig);
+}
+
 /* core.c */
+void bench_side_init(struct bench_run *run, struct bench_side *s,
+		     struct bench_side *peer, char name);
+void bench_run_init(struct bench_run *run, const struct bench_cfg *cfg,
+		    struct bench_run *root);
 int bench_fail(struct bench_run *run, int err, const char *why);
 void bench_fail_wc(struct bench_side *s, const struct ib_wc *wc, bool send);
+void bench_fail_from(struct bench_run *run, struct bench_run *from);
 void bench_stop(struct bench_run *run);
 int bench_check(struct bench_run *run);
 void bench_tx_done(struct bench_txq *txq, struct bench_wctx *c,
-		   const struct ib_wc *wc);
-bool bench_rx_ok(struct bench_side *s, const struct ib_wc *wc);
+		   const struct ib_wc *wc, bool signaled);
+void bench_rx_done(struct bench_side *s, const struct ib_wc *wc);
+int bench_post_recv(struct bench_run *run, struct bench_side *s);
+u32 bench_wr_signaled(const struct ib_send_wr *wr, u32 n);
 u32 bench_txq_room(struct bench_txq *txq);
-struct ib_cqe *bench_txq_next(struct bench_txq *txq, u32 i);
+struct ib_cqe *bench_txq_next(struct bench_txq *txq, u32 i, bool signaled);
 int bench_txq_wait(struct bench_run *run, struct bench_txq *txq, u32 snap);
 int bench_txq_wait_count(struct bench_run *run, struct bench_txq *txq,
 			 u32 start, u32 need);
 u32 bench_chain_index(const struct ib_send_wr *first,
 		      const struct ib_send_wr *bad);
+int bench_buf_alloc(struct bench_run *run, struct bench_buf *b);
+void bench_buf_free(struct bench_run *run, struct bench_buf *b);
+int bench_bufs_init(struct bench_run *run, const char *what);
+void bench_bufs_free(struct bench_run *run);
+int bench_pair_teardown(struct bench_run *run);
 
 /* bw.c */
+int bench_poster_init(struct bench_run *run, struct bench_poster *p);
+void bench_bw_start(struct bench_poster *p, u32 total);
+int bench_bw_step(struct bench_run *run, struct bench_poster *p);
+void bench_bw_figures(struct bench_result *res, u32 size, u64 wrs,
+		      u64 elapsed_ns, u64 post_ns);
 int bench_bw(struct bench_run *run, struct bench_result *res);
 
 /* lat.c */
 int bench_lat(struct bench_run *run, struct bench_result *res);
 void bench_lat_rx(struct bench_side *s);
 
+/* scale.c */
+int bench_scale(struct bench_run *run, struct bench_result *res);
+
+/* mem.c */
+int bench_mem(struct bench_run *run, struct bench_result *res);
+
 /* stats.c */
 void bench_lat_stats(u32 *rtt, u32 n, struct bench_result *res);
 u64 bench_per_second(u64 count, u64 elapsed_ns);
 u64 bench_mib_x100(u64 bytes, u64 elapsed_ns);
-
-int bench_bufs_init(struct bench_run *run,
-		    int (*buf_init)(struct bench_run *run, struct bench_side *s,
-				    struct bench_buf *b, bool remote),
-		    int (*post_recv)(struct bench_run *run,
-				     struct bench_side *s),
-		    const char *what);
 
 /* calib.c: the guest's memcpy and crc32 speed, into @line. */
 int bench_calib(const struct bench_cfg *cfg, char *line, size_t len);

@@ -13,6 +13,10 @@
  *
  * Timing (as perftest): from just before the measurement's first post
  * call to its last completion; post_ns adds up only the post calls.
+ *
+ * A poster (struct bench_poster) keeps one thread's place in its phase;
+ * a bandwidth run has one, the scaling engine (scale.c) one per thread
+ * and pair it drives, stepped with bench_bw_step().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,16 +27,23 @@
 #include <linux/slab.h>
 #include "bench.h"
 
-/* The chain array: A's buffer to B's, one SGE each. */
-static int bench_bw_build(struct bench_run *run)
+/**
+ * bench_poster_init - a poster's chain array: A's buffer to B's
+ * @run: the pair it posts on, set up
+ * @p: the poster, zeroed; its array is freed with kfree(@p->wrs)
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or the run's failure.
+ */
+int bench_poster_init(struct bench_run *run, struct bench_poster *p)
 {
 	u32 i;
 
-	run->wrs = kcalloc(run->chain, sizeof(*run->wrs), GFP_KERNEL);
-	if (!run->wrs)
+	p->wrs = kcalloc(run->chain, sizeof(*p->wrs), GFP_KERNEL);
+	if (!p->wrs)
 		return bench_fail(run, -ENOMEM, "allocating the WR array");
 	for (i = 0; i < run->chain; i++) {
-		struct ib_rdma_wr *wr = &run->wrs[i];
+		struct ib_rdma_wr *wr = &p->wrs[i];
 
 		wr->wr.opcode = run->opcode;
 		wr->wr.sg_list = &run->a.src.sge;
@@ -43,35 +54,66 @@ static int bench_bw_build(struct bench_run *run)
 	return 0;
 }
 
+/* A phase of @total WRs begins. */
+void bench_bw_start(struct bench_poster *p, u32 total)
+{
+	p->phase_len = total;
+	p->idx = 0;
+	p->left = 0;
+	p->post_ns = 0;
+}
+
+/**
+ * bench_bw_step - one post call of a poster's phase
+ * @run: the pair
+ * @p: the poster, its phase not over (@p->idx < @p->phase_len)
+ *
+ * Posts a new chain of up to run->chain WRs, or what is left of the last
+ * one.
+ *
+ * Context: Process context.
+ * Return: 0 when the WRs were queued; -EAGAIN when the send queue was
+ * full (@p->snap is the completion count to wait beyond); or the run's
+ * failure.
+ */
+int bench_bw_step(struct bench_run *run, struct bench_poster *p)
+{
+	struct bench_txq *txq = &run->a.txq;
+	bool fresh = !p->left;
+	u32 queued;
+	int ret;
+
+	if (fresh)
+		p->left = min(run->chain, p->phase_len - p->idx);
+	/* Taken before the post: a completion during it counts. */
+	p->snap = atomic_read(&txq->completions);
+	/*
+	 * bh=1: the provider's deferred work (rxe's tasklets) runs after the
+	 * post call, for every mode alike, not inside it.
+	 */
+	if (run->cfg->bh)
+		local_bh_disable();
+	ret = run->ops->post_bw(run, p, p->left, fresh, &queued);
+	if (run->cfg->bh)
+		local_bh_enable();
+	p->idx += queued;
+	p->left -= queued;
+	return ret;
+}
+
 /* Post @total WRs and wait until the last of them has completed. */
 static int bench_bw_phase(struct bench_run *run, u32 total)
 {
+	struct bench_poster *p = &run->post;
 	struct bench_txq *txq = &run->a.txq;
 	u32 start = atomic_read(&txq->completions);
-	u32 idx = 0, left = 0, queued, snap;
-	bool fresh;
 	int ret;
 
-	run->phase_len = total;
-	while (idx < total) {
-		fresh = !left;
-		if (fresh)
-			left = min(run->chain, total - idx);
-		/* Taken before the post: a completion during it counts. */
-		snap = atomic_read(&txq->completions);
-		/*
-		 * bh=1: the provider's deferred work (rxe's tasklets) runs
-		 * after the post call, for every mode alike, not inside it.
-		 */
-		if (run->cfg->bh)
-			local_bh_disable();
-		ret = run->ops->post_bw(run, idx, left, fresh, &queued);
-		if (run->cfg->bh)
-			local_bh_enable();
-		idx += queued;
-		left -= queued;
+	bench_bw_start(p, total);
+	while (p->idx < total) {
+		ret = bench_bw_step(run, p);
 		if (ret == -EAGAIN)
-			ret = bench_txq_wait(run, txq, snap);
+			ret = bench_txq_wait(run, txq, p->snap);
 		if (!ret)
 			ret = bench_check(run);
 		if (ret)
@@ -80,6 +122,26 @@ static int bench_bw_phase(struct bench_run *run, u32 total)
 	}
 	return bench_txq_wait_count(run, txq, start,
 				    DIV_ROUND_UP(total, run->signal));
+}
+
+/**
+ * bench_bw_figures - a bandwidth result from what was measured
+ * @res: filled with rates and the average post-call time
+ * @size: bytes per WR
+ * @wrs: WRs measured
+ * @elapsed_ns: first post to last completion
+ * @post_ns: time spent inside post calls, all posters together
+ *
+ * Context: Any context.
+ */
+void bench_bw_figures(struct bench_result *res, u32 size, u64 wrs,
+		      u64 elapsed_ns, u64 post_ns)
+{
+	res->wrs = wrs;
+	res->elapsed_ns = elapsed_ns;
+	res->msgs_per_s = bench_per_second(wrs, elapsed_ns);
+	res->mib_x100 = bench_mib_x100(size * wrs, elapsed_ns);
+	res->post_ns = div64_u64(post_ns, wrs ?: 1);
 }
 
 /**
@@ -93,10 +155,10 @@ static int bench_bw_phase(struct bench_run *run, u32 total)
 int bench_bw(struct bench_run *run, struct bench_result *res)
 {
 	const struct bench_cfg *cfg = run->cfg;
-	u64 t0, t_last, elapsed;
+	u64 t0, t_last;
 	int ret;
 
-	ret = bench_bw_build(run);
+	ret = bench_poster_init(run, &run->post);
 	if (ret)
 		return ret;
 	if (cfg->warmup) {
@@ -105,19 +167,15 @@ int bench_bw(struct bench_run *run, struct bench_result *res)
 			return ret;
 	}
 
-	run->post_ns = 0;
 	t0 = ktime_get_ns();
 	ret = bench_bw_phase(run, cfg->iters);
 	if (ret)
 		return ret;
 	t_last = READ_ONCE(run->a.txq.t_last);
-	elapsed = t_last > t0 ? t_last - t0 : 1;
 
 	res->chain = run->chain;
 	res->signal = run->signal;
-	res->elapsed_ns = elapsed;
-	res->msgs_per_s = bench_per_second(cfg->iters, elapsed);
-	res->mib_x100 = bench_mib_x100((u64)cfg->size * cfg->iters, elapsed);
-	res->post_ns = div_u64(run->post_ns, cfg->iters);
+	bench_bw_figures(res, cfg->size, cfg->iters,
+			 t_last > t0 ? t_last - t0 : 1, run->post.post_ns);
 	return 0;
 }

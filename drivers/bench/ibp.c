@@ -4,7 +4,8 @@
  * post it.
  *
  * The pair comes from ibpost_qp_create() and ibpost_qp_connect_loopback()
- * with completion callbacks (IB_POLL_SOFTIRQ) and run->signal as ibpost's
+ * with completion callbacks (IB_POLL_SOFTIRQ; IB_POLL_DIRECT in the poll
+ * modes, whose engine calls ibpost_poll()) and run->signal as ibpost's
  * signal interval; buffers are registered with ibpost_reg_msgs(), or with
  * ibpost_reg_write() / ibpost_reg_read() when the peer accesses them.
  * ibpost counts the send queue slots itself: a post that finds no slot
@@ -15,21 +16,29 @@
  * posts one WR per ibpost_post_send() / _write() / _read() call.
  * Teardown destroys the QPs first (ibpost drains them: every context
  * comes back), then deregisters the buffers.
+ *
+ * Contexts: a send WR carries its side when signaled and its side's send
+ * queue when not, so that the check after teardown tells the two apart.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
-#include <linux/slab.h>
 #include "bench.h"
+
+/* The context of a send WR of side @s. */
+static void *bench_ibp_ctx(struct bench_side *s, bool signaled)
+{
+	return signaled ? (void *)s : (void *)&s->txq;
+}
 
 static void bench_ibp_send_done(struct ibpost_qp *qp, void *context,
 				const struct ib_wc *wc)
 {
 	struct bench_side *s = ibpost_qp_priv(qp);
 
-	bench_tx_done(&s->txq, NULL, wc);
+	bench_tx_done(&s->txq, NULL, wc, context == s);
 }
 
 static int bench_ibp_post_recv(struct bench_run *run, struct bench_side *s)
@@ -37,31 +46,22 @@ static int bench_ibp_post_recv(struct bench_run *run, struct bench_side *s)
 	return ibpost_post_recv(s->iqp, s, s->dst.cpu, run->size, s->dst.imr);
 }
 
-/* Every receive is answered (latency) and replaced by a new one. */
 static void bench_ibp_recv_done(struct ibpost_qp *qp, void *context,
 				const struct ib_wc *wc)
 {
-	struct bench_side *s = ibpost_qp_priv(qp);
-	int ret;
-
-	if (!bench_rx_ok(s, wc))
-		return;
-	bench_lat_rx(s);
-	ret = bench_ibp_post_recv(s->run, s);
-	if (ret)
-		bench_fail(s->run, ret, "reposting a receive (ibpost_post_recv)");
+	bench_rx_done(ibpost_qp_priv(qp), wc);
 }
 
 static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
 {
 	struct ibpost_qp_attr attr = {
 		.qp_type = IB_QPT_RC,
-		.max_send_wr = BENCH_QUEUE_DEPTH,
-		.max_recv_wr = BENCH_QUEUE_DEPTH,
+		.max_send_wr = run->depth,
+		.max_recv_wr = run->depth,
 		.max_send_sge = 1,
 		.max_recv_sge = 1,
 		.signal_interval = run->signal,
-		.poll_ctx = IB_POLL_SOFTIRQ,
+		.poll_ctx = run->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ,
 		.send_done = bench_ibp_send_done,
 		.recv_done = bench_ibp_recv_done,
 		.priv = s,
@@ -79,16 +79,18 @@ static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
 	return 0;
 }
 
-/* Allocate and register a buffer; the peer reaches @remote ones. */
-static int bench_ibp_buf_init(struct bench_run *run, struct bench_side *s,
-			      struct bench_buf *b, bool remote)
+static void bench_ibp_qp_destroy(struct bench_run *run, struct bench_side *s)
+{
+	ibpost_qp_destroy(s->iqp);
+}
+
+/* Register a buffer; the peer reaches @remote ones. */
+static int bench_ibp_buf_reg(struct bench_run *run, struct bench_side *s,
+			     struct bench_buf *b, bool remote)
 {
 	struct ibpost_mr *mr;
 	const char *why;
 
-	b->cpu = kzalloc(run->size, GFP_KERNEL | __GFP_NOWARN);
-	if (!b->cpu)
-		return bench_fail(run, -ENOMEM, "allocating a buffer");
 	if (!remote) {
 		mr = ibpost_reg_msgs(run->dev, b->cpu, run->size);
 		why = "ibpost_reg_msgs";
@@ -110,21 +112,13 @@ static int bench_ibp_buf_init(struct bench_run *run, struct bench_side *s,
 }
 
 /* After the QPs are gone: no posted WR references the buffer any more. */
-static void bench_ibp_buf_free(struct bench_buf *b)
+static int bench_ibp_buf_unreg(struct bench_run *run, struct bench_buf *b)
 {
 	/* Refused only while a WR uses it: leak rather than free it mapped. */
 	if (b->imr && WARN_ON_ONCE(ibpost_dereg_mr(b->imr)))
-		return;
-	kfree(b->cpu);
-	memset(b, 0, sizeof(*b));
-}
-
-static void bench_ibp_bufs_free(struct bench_run *run)
-{
-	bench_ibp_buf_free(&run->a.src);
-	bench_ibp_buf_free(&run->a.dst);
-	bench_ibp_buf_free(&run->b.src);
-	bench_ibp_buf_free(&run->b.dst);
+		return -EBUSY;
+	b->imr = NULL;
+	return 0;
 }
 
 static int bench_ibp_setup(struct bench_run *run)
@@ -142,8 +136,7 @@ static int bench_ibp_setup(struct bench_run *run)
 		bench_fail(run, ret, "ibpost_qp_connect_loopback");
 		goto out_destroy_b;
 	}
-	ret = bench_bufs_init(run, bench_ibp_buf_init, bench_ibp_post_recv,
-			      "ibpost_post_recv");
+	ret = bench_bufs_init(run, "ibpost_post_recv");
 	if (ret)
 		goto out_destroy_b;
 	return 0;
@@ -153,7 +146,7 @@ out_destroy_b:
 out_destroy_a:
 	ibpost_qp_destroy(run->a.iqp);
 	/* Buffers after the QPs: their receives hold the MRs until then. */
-	bench_ibp_bufs_free(run);
+	bench_bufs_free(run);
 	return ret;
 }
 
@@ -161,7 +154,7 @@ static void bench_ibp_teardown(struct bench_run *run)
 {
 	ibpost_qp_destroy(run->b.iqp);
 	ibpost_qp_destroy(run->a.iqp);
-	bench_ibp_bufs_free(run);
+	bench_bufs_free(run);
 }
 
 /* One seed operation of side @s towards the peer's dst buffer. */
@@ -169,69 +162,75 @@ static int bench_ibp_seed(struct bench_run *run, struct bench_side *s,
 			  int flags)
 {
 	struct bench_buf *src = &s->src, *dst = &s->peer->dst;
+	void *ctx = bench_ibp_ctx(s, flags & IB_SEND_SIGNALED);
+	int ret;
 
 	switch (run->opcode) {
 	case IB_WR_SEND:
-		return ibpost_post_send(s->iqp, s, src->cpu, run->size,
-					src->imr, flags);
+		ret = ibpost_post_send(s->iqp, ctx, src->cpu, run->size,
+				       src->imr, flags);
+		break;
 	case IB_WR_RDMA_READ:
-		return ibpost_post_read(s->iqp, s, src->cpu, run->size,
-					src->imr, flags, dst->raddr, dst->rkey);
+		ret = ibpost_post_read(s->iqp, ctx, src->cpu, run->size,
+				       src->imr, flags, dst->raddr, dst->rkey);
+		break;
 	default:
-		return ibpost_post_write(s->iqp, s, src->cpu, run->size,
-					 src->imr, flags, dst->raddr,
-					 dst->rkey);
+		ret = ibpost_post_write(s->iqp, ctx, src->cpu, run->size,
+					src->imr, flags, dst->raddr, dst->rkey);
+		break;
 	}
+	return ret;
 }
 
-static int bench_ibp_post_seed_bw(struct bench_run *run, u32 idx,
-				  u32 *queued)
+static int bench_ibp_post_seed_bw(struct bench_run *run,
+				  struct bench_poster *p, u32 *queued)
 {
-	int flags = bench_bw_signaled(run, idx) ? IB_SEND_SIGNALED : 0;
+	int flags = bench_bw_signaled(run, p, p->idx) ? IB_SEND_SIGNALED : 0;
 	u64 t0;
 	int ret;
 
 	t0 = ktime_get_ns();
 	ret = bench_ibp_seed(run, &run->a, flags);
-	run->post_ns += ktime_get_ns() - t0;
+	p->post_ns += ktime_get_ns() - t0;
 	*queued = ret ? 0 : 1;
+	bench_ctx_sent(&run->a, *queued, *queued && flags);
 	if (ret == -ENOMEM)
 		return -EAGAIN;
 	return ret ? bench_fail(run, ret, "ibpost seed operation") : 0;
 }
 
 /* A fresh chain of @n WRs, or the rest of the last one from *bad_wr. */
-static int bench_ibp_post_bw(struct bench_run *run, u32 idx, u32 n,
-			     bool fresh, u32 *queued)
+static int bench_ibp_post_bw(struct bench_run *run, struct bench_poster *p,
+			     u32 n, bool fresh, u32 *queued)
 {
 	const struct ib_send_wr *first, *bad = NULL;
+	bool sig;
 	u64 t0;
 	u32 i;
 	int ret;
 
 	if (run->seed)
-		return bench_ibp_post_seed_bw(run, idx, queued);
+		return bench_ibp_post_seed_bw(run, p, queued);
 	if (fresh) {
 		for (i = 0; i < n; i++) {
-			struct ib_send_wr *wr = &run->wrs[i].wr;
+			struct ib_send_wr *wr = &p->wrs[i].wr;
 
-			wr->wr_id = (uintptr_t)&run->a;
-			wr->send_flags = bench_bw_signaled(run, idx + i) ?
-					 IB_SEND_SIGNALED : 0;
-			wr->next = i + 1 < n ? &run->wrs[i + 1].wr : NULL;
+			sig = bench_bw_signaled(run, p, p->idx + i);
+			wr->wr_id = (uintptr_t)bench_ibp_ctx(&run->a, sig);
+			wr->send_flags = sig ? IB_SEND_SIGNALED : 0;
+			wr->next = i + 1 < n ? &p->wrs[i + 1].wr : NULL;
 		}
-		run->resume = &run->wrs[0].wr;
+		p->resume = &p->wrs[0].wr;
 	}
-	first = run->resume;
+	first = p->resume;
 	t0 = ktime_get_ns();
 	ret = ibpost_post_send_list(run->a.iqp, first, &bad);
-	run->post_ns += ktime_get_ns() - t0;
-	if (!ret) {
-		*queued = n;
+	p->post_ns += ktime_get_ns() - t0;
+	*queued = ret ? bench_chain_index(first, bad) : n;
+	bench_ctx_sent(&run->a, *queued, bench_wr_signaled(first, *queued));
+	if (!ret)
 		return 0;
-	}
-	*queued = bench_chain_index(first, bad);
-	run->resume = bad;
+	p->resume = bad;
 	if (ret == -ENOMEM)
 		return -EAGAIN;
 	return bench_fail(run, ret, "ibpost_post_send_list");
@@ -245,7 +244,7 @@ static int bench_ibp_post_lat(struct bench_run *run, struct bench_side *s)
 	if (run->seed) {
 		ret = bench_ibp_seed(run, s, flags);
 	} else {
-		s->lat_wr.wr.wr_id = (uintptr_t)s;
+		s->lat_wr.wr.wr_id = (uintptr_t)bench_ibp_ctx(s, flags);
 		s->lat_wr.wr.send_flags = flags;
 		ret = ibpost_post_send_list(s->iqp, &s->lat_wr.wr, NULL);
 	}
@@ -255,13 +254,31 @@ static int bench_ibp_post_lat(struct bench_run *run, struct bench_side *s)
 		return bench_fail(run, ret, run->seed ?
 				  "ibpost seed operation" :
 				  "ibpost_post_send_list");
+	bench_ctx_sent(s, 1, !!flags);
 	s->txq.lat_count++;
 	return 0;
+}
+
+/* Poll modes: whatever completed on both QPs (ibpost runs the callbacks). */
+static int bench_ibp_poll(struct bench_run *run)
+{
+	int ret;
+
+	ret = ibpost_poll(run->a.iqp, BENCH_POLL_BUDGET);
+	if (ret >= 0)
+		ret = ibpost_poll(run->b.iqp, BENCH_POLL_BUDGET);
+	return ret < 0 ? bench_fail(run, ret, "ibpost_poll") : 0;
 }
 
 const struct bench_ops bench_ibp_ops = {
 	.setup = bench_ibp_setup,
 	.teardown = bench_ibp_teardown,
+	.side_create = bench_ibp_qp_create,
+	.side_destroy = bench_ibp_qp_destroy,
+	.buf_reg = bench_ibp_buf_reg,
+	.buf_unreg = bench_ibp_buf_unreg,
+	.post_recv = bench_ibp_post_recv,
 	.post_bw = bench_ibp_post_bw,
 	.post_lat = bench_ibp_post_lat,
+	.poll = bench_ibp_poll,
 };

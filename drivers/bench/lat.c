@@ -19,6 +19,14 @@
  * poll loop lets pending softirqs run on this CPU (as a spin_unlock_bh()
  * in the post path does) instead of waiting for ksoftirqd, gives the CPU
  * up now and then, and gives up after BENCH_TIMEOUT.
+ *
+ * Poll modes (lat-*-poll): the CQs are IB_POLL_DIRECT and the poll loop
+ * also reaps them on every turn, both sides (ib_process_cq_direct() on
+ * the raw CQs, ibpost_poll() on the ibpost QPs), as a busy-polling ULP
+ * does: WRITE still sees arrival in the last byte (as ib_write_lat), its
+ * send completions are reaped there; SEND's receive completions are
+ * found there, B's reply posted from B's, A's ending the round trip. A
+ * full send queue is waited out in the same loop: nothing else polls.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,33 +41,35 @@
 
 #define BENCH_SPIN_CHECK	1024	/* polls between deadline checks */
 
-/* Post side @s's latency WR, waiting for a send slot when there is none. */
-static int bench_lat_post(struct bench_run *run, struct bench_side *s)
-{
+/*
+ * What the poll loop waits for: the last byte of a buffer to become @seq,
+ * a send completion on @txq beyond @snap, or else run->pong.
+ */
+struct bench_until {
+	const u8 *byte;
+	u8 seq;
+	struct bench_txq *txq;
 	u32 snap;
-	int ret;
+};
 
-	for (;;) {
-		snap = atomic_read(&s->txq.completions);
-		ret = run->ops->post_lat(run, s);
-		if (ret != -EAGAIN)
-			return ret;
-		ret = bench_txq_wait(run, &s->txq, snap);
-		if (ret)
-			return ret;
-	}
+static bool bench_lat_ready(struct bench_run *run,
+			    const struct bench_until *u)
+{
+	if (u->byte)
+		return READ_ONCE(*u->byte) == u->seq;
+	if (u->txq)
+		return (u32)atomic_read(&u->txq->completions) != u->snap;
+	return try_wait_for_completion(&run->pong);
 }
 
-/* Poll for @want in *@byte, or for run->pong when @byte is NULL. */
-static int bench_lat_spin(struct bench_run *run, const u8 *byte, u8 want)
+static int bench_lat_spin(struct bench_run *run, const struct bench_until *u)
 {
 	unsigned long deadline = jiffies + BENCH_TIMEOUT;
 	u32 spins = 0;
 	int err;
 
 	for (;;) {
-		if (byte ? READ_ONCE(*byte) == want :
-			   try_wait_for_completion(&run->pong))
+		if (bench_lat_ready(run, u))
 			return 0;
 		err = READ_ONCE(run->err);
 		if (err)
@@ -73,6 +83,12 @@ static int bench_lat_spin(struct bench_run *run, const u8 *byte, u8 want)
 						  "no answer within 30 s");
 			cond_resched();
 		}
+		/* Poll modes: run what completed, on both sides. */
+		if (run->poll) {
+			err = run->ops->poll(run);
+			if (err)
+				return err;
+		}
 		/* Let the provider's pending softirq work run here. */
 		local_bh_disable();
 		local_bh_enable();
@@ -80,37 +96,51 @@ static int bench_lat_spin(struct bench_run *run, const u8 *byte, u8 want)
 	}
 }
 
-static u8 *bench_last_byte(const struct bench_run *run, struct bench_buf *b)
+/* Post side @s's latency WR, waiting for a send slot when there is none. */
+static int bench_lat_post(struct bench_run *run, struct bench_side *s)
 {
-	return (u8 *)b->cpu + run->size - 1;
+	struct bench_until u = { .txq = &s->txq };
+	int ret;
+
+	for (;;) {
+		u.snap = atomic_read(&s->txq.completions);
+		ret = run->ops->post_lat(run, s);
+		if (ret != -EAGAIN)
+			return ret;
+		if (run->poll)
+			ret = bench_lat_spin(run, &u);
+		else
+			ret = bench_txq_wait(run, &s->txq, u.snap);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Side @s writes @seq, as the last byte of its buffer, into the peer's. */
+static int bench_lat_write_one(struct bench_run *run, struct bench_side *s,
+			       u8 seq)
+{
+	struct bench_until u = { .seq = seq };
+	u8 *last = (u8 *)s->src.cpu + run->size - 1;
+	int ret;
+
+	u.byte = (u8 *)s->peer->dst.cpu + run->size - 1;
+	WRITE_ONCE(*last, seq);
+	ret = bench_lat_post(run, s);
+	return ret ?: bench_lat_spin(run, &u);
 }
 
 static int bench_lat_write_rt(struct bench_run *run, u8 seq)
 {
-	struct bench_side *a = &run->a, *b = &run->b;
-	int ret;
-
-	WRITE_ONCE(*bench_last_byte(run, &a->src), seq);
-	ret = bench_lat_post(run, a);
-	if (!ret)
-		ret = bench_lat_spin(run, bench_last_byte(run, &b->dst), seq);
-	if (ret)
-		return ret;
-	WRITE_ONCE(*bench_last_byte(run, &b->src), seq);
-	ret = bench_lat_post(run, b);
-	if (!ret)
-		ret = bench_lat_spin(run, bench_last_byte(run, &a->dst), seq);
-	return ret;
+	return bench_lat_write_one(run, &run->a, seq) ?:
+	       bench_lat_write_one(run, &run->b, seq);
 }
 
 static int bench_lat_send_rt(struct bench_run *run)
 {
-	int ret;
+	struct bench_until u = {};
 
-	ret = bench_lat_post(run, &run->a);
-	if (!ret)
-		ret = bench_lat_spin(run, NULL, 0);
-	return ret;
+	return bench_lat_post(run, &run->a) ?: bench_lat_spin(run, &u);
 }
 
 /* Each side's one WR: its src buffer to the peer's dst buffer. */
@@ -136,7 +166,8 @@ static void bench_lat_build(struct bench_run *run)
  *
  * B answers A's send with its own; A's receive ends the round trip.
  *
- * Context: The receive CQ's completion context (softirq).
+ * Context: The receive CQ's completion context (softirq, or the poll loop
+ * of the poll modes).
  */
 void bench_lat_rx(struct bench_side *s)
 {

@@ -15,12 +15,24 @@
  *	would otherwise run inside its post call)
  *   dev=rxe0 mode=lat-raw|lat-chain|lat-seed op=write|send size=<bytes>
  *	iters=<round trips> warmup=<round trips>
+ *   dev=rxe0 mode=lat-raw-poll|lat-chain-poll|lat-seed-poll ...
+ *	the same, with completions busy-polled (IB_POLL_DIRECT)
+ *   dev=rxe0 mode=scale-raw|scale-chain op=... size=... chain=... signal=...
+ *	pairs=<loopback pairs> threads=<posting threads> depth=<WRs per queue>
+ *	iters=<WRs of all pairs together> warmup=<WRs>
+ *   dev=rxe0 mode=mem-raw|mem-ibpost obj=qp depth=<WRs per queue>
+ *	count=<QPs>, or obj=mr op=send|write|read size=<bytes> count=<MRs>
+ *	(kernel memory taken per object)
  *   mode=calib size=<bytes> iters=<passes>   (memcpy and crc32 speed)
  *
- * Reading returns the last run's result as one line of key=value pairs:
+ * depth= (default 256) applies to every mode's QPs. Reading returns the
+ * last run's result as one line of key=value pairs:
  *
  *   mode op size chain signal iters msgs_per_s mib_per_s post_ns elapsed_ns
  *   mode op size iters median_ns p99_ns min_ns            (latency modes)
+ *   mode op size pairs threads chain signal iters msgs_per_s mib_per_s
+ *	post_ns elapsed_ns				   (scaling modes)
+ *   mode obj op size depth count bytes_per_obj slab_bytes_per_obj (memory)
  *   mode op size error                                    (a failed run)
  *
  * Each run sets up a fresh pair and buffers and tears them down again;
@@ -41,14 +53,24 @@
 
 #define BENCH_CMD_MAX	512	/* bytes of a command line */
 
-static const char * const bench_mode_names[] = {
-	[BENCH_RAW] = "raw",
-	[BENCH_CHAIN] = "chain",
-	[BENCH_SEED] = "seed",
-	[BENCH_LAT_RAW] = "lat-raw",
-	[BENCH_LAT_CHAIN] = "lat-chain",
-	[BENCH_LAT_SEED] = "lat-seed",
-	[BENCH_CALIB] = "calib",
+const struct bench_mode_info bench_modes[BENCH_NR_MODES] = {
+	[BENCH_RAW] = { "raw", BENCH_KIND_BW, true },
+	[BENCH_CHAIN] = { "chain", BENCH_KIND_BW },
+	[BENCH_SEED] = { "seed", BENCH_KIND_BW, false, true },
+	[BENCH_LAT_RAW] = { "lat-raw", BENCH_KIND_LAT, true },
+	[BENCH_LAT_CHAIN] = { "lat-chain", BENCH_KIND_LAT },
+	[BENCH_LAT_SEED] = { "lat-seed", BENCH_KIND_LAT, false, true },
+	[BENCH_LAT_RAW_POLL] = { "lat-raw-poll", BENCH_KIND_LAT, true,
+				 false, true },
+	[BENCH_LAT_CHAIN_POLL] = { "lat-chain-poll", BENCH_KIND_LAT, false,
+				   false, true },
+	[BENCH_LAT_SEED_POLL] = { "lat-seed-poll", BENCH_KIND_LAT, false,
+				  true, true },
+	[BENCH_SCALE_RAW] = { "scale-raw", BENCH_KIND_SCALE, true },
+	[BENCH_SCALE_CHAIN] = { "scale-chain", BENCH_KIND_SCALE },
+	[BENCH_MEM_RAW] = { "mem-raw", BENCH_KIND_MEM, true },
+	[BENCH_MEM_IBPOST] = { "mem-ibpost", BENCH_KIND_MEM },
+	[BENCH_CALIB] = { "calib", BENCH_KIND_CALIB },
 };
 
 static const char * const bench_op_names[] = {
@@ -57,10 +79,9 @@ static const char * const bench_op_names[] = {
 	[BENCH_OP_READ] = "read",
 };
 
-static const enum ib_wr_opcode bench_opcodes[] = {
-	[BENCH_OP_SEND] = IB_WR_SEND,
-	[BENCH_OP_WRITE] = IB_WR_RDMA_WRITE,
-	[BENCH_OP_READ] = IB_WR_RDMA_READ,
+static const char * const bench_obj_names[] = {
+	[BENCH_OBJ_QP] = "qp",
+	[BENCH_OBJ_MR] = "mr",
 };
 
 static DEFINE_MUTEX(bench_run_mutex);		/* one run at a time */
@@ -90,7 +111,31 @@ static u32 *bench_cfg_u32(struct bench_cfg *cfg, const char *key)
 		return &cfg->warmup;
 	if (!strcmp(key, "bh"))
 		return &cfg->bh;
+	if (!strcmp(key, "depth"))
+		return &cfg->depth;
+	if (!strcmp(key, "pairs"))
+		return &cfg->pairs;
+	if (!strcmp(key, "threads"))
+		return &cfg->threads;
+	if (!strcmp(key, "count"))
+		return &cfg->count;
 	return NULL;
+}
+
+static int bench_parse_mode(struct bench_cfg *cfg, const char *val)
+{
+	int i;
+
+	for (i = 0; i < BENCH_NR_MODES; i++) {
+		if (!strcmp(val, bench_modes[i].name)) {
+			cfg->mode = i;
+			cfg->has_mode = true;
+			return 0;
+		}
+	}
+	pr_warn("mode=%.40s: expected raw, chain, seed, lat-raw, lat-chain, lat-seed, lat-raw-poll, lat-chain-poll, lat-seed-poll, scale-raw, scale-chain, mem-raw, mem-ibpost or calib\n",
+		val);
+	return -EINVAL;
 }
 
 static int bench_parse_pair(struct bench_cfg *cfg, const char *key,
@@ -106,16 +151,16 @@ static int bench_parse_pair(struct bench_cfg *cfg, const char *key,
 		}
 		return 0;
 	}
-	if (!strcmp(key, "mode")) {
-		i = match_string(bench_mode_names,
-				 ARRAY_SIZE(bench_mode_names), val);
+	if (!strcmp(key, "mode"))
+		return bench_parse_mode(cfg, val);
+	if (!strcmp(key, "obj")) {
+		i = match_string(bench_obj_names, ARRAY_SIZE(bench_obj_names),
+				 val);
 		if (i < 0) {
-			pr_warn("mode=%.40s: expected raw, chain, seed, lat-raw, lat-chain, lat-seed or calib\n",
-				val);
+			pr_warn("obj=%.40s: expected qp or mr\n", val);
 			return -EINVAL;
 		}
-		cfg->mode = i;
-		cfg->has_mode = true;
+		cfg->obj = i;
 		return 0;
 	}
 	if (!strcmp(key, "op")) {
@@ -141,12 +186,35 @@ static int bench_parse_pair(struct bench_cfg *cfg, const char *key,
 	return 0;
 }
 
+/* A number key must be in @min..@max. */
+static int bench_check_range(const char *key, u32 val, u32 min, u32 max)
+{
+	if (val >= min && val <= max)
+		return 0;
+	pr_warn("%s=%u: must be %u..%u\n", key, val, min, max);
+	return -EINVAL;
+}
+
+/* The keys of the scaling, memory and queue depth settings. */
+static int bench_check_more(const struct bench_cfg *cfg)
+{
+	if (cfg->depth &&
+	    bench_check_range("depth", cfg->depth, 2, BENCH_MAX_DEPTH))
+		return -EINVAL;
+	return bench_check_range("pairs", cfg->pairs, 1, BENCH_MAX_PAIRS) ?:
+	       bench_check_range("threads", cfg->threads, 1,
+				 BENCH_MAX_THREADS) ?:
+	       bench_check_range("count", cfg->count, 1, BENCH_MAX_COUNT);
+}
+
 static int bench_check_cfg(const struct bench_cfg *cfg)
 {
 	if (!cfg->has_mode) {
 		pr_warn("mode= is required\n");
 		return -EINVAL;
 	}
+	if (bench_check_more(cfg))
+		return -EINVAL;
 	if (!cfg->size || cfg->size > BENCH_MAX_SIZE) {
 		pr_warn("size=%u: must be 1..%u bytes\n", cfg->size,
 			BENCH_MAX_SIZE);
@@ -176,9 +244,10 @@ static int bench_check_cfg(const struct bench_cfg *cfg)
 		pr_warn("bh=%u: must be 0 or 1\n", cfg->bh);
 		return -EINVAL;
 	}
-	if (bench_mode_is_lat(cfg->mode) && cfg->op == BENCH_OP_READ) {
+	if (bench_modes[cfg->mode].kind == BENCH_KIND_LAT &&
+	    cfg->op == BENCH_OP_READ) {
 		pr_warn("mode=%s takes op=write or op=send\n",
-			bench_mode_names[cfg->mode]);
+			bench_modes[cfg->mode].name);
 		return -EINVAL;
 	}
 	return 0;
@@ -198,6 +267,9 @@ static int bench_parse(char *line, struct bench_cfg *cfg)
 	cfg->signal = 16;
 	cfg->iters = 10000;
 	cfg->warmup = 1000;
+	cfg->pairs = 1;
+	cfg->threads = 1;
+	cfg->count = 32;
 
 	while ((tok = strsep(&line, " \t\n")) != NULL) {
 		if (!*tok)
@@ -224,30 +296,59 @@ static void bench_store_result(const char *line)
 	mutex_unlock(&bench_result_mutex);
 }
 
+/* A bandwidth or scaling result's figures, after @head. */
+static void bench_format_bw(const struct bench_cfg *cfg,
+			    const struct bench_result *res, const char *head,
+			    char *buf, size_t len)
+{
+	u32 frac;
+	u64 mib;
+
+	mib = div_u64_rem(res->mib_x100, 100, &frac);
+	scnprintf(buf, len,
+		  "%s chain=%u signal=%u iters=%llu bh=%u msgs_per_s=%llu mib_per_s=%llu.%02u post_ns=%llu elapsed_ns=%llu\n",
+		  head, res->chain, res->signal, res->wrs, cfg->bh,
+		  res->msgs_per_s, mib, frac, res->post_ns, res->elapsed_ns);
+}
+
 static void bench_format(const struct bench_cfg *cfg,
 			 const struct bench_result *res, int err,
 			 char *buf, size_t len)
 {
-	const char *mode = bench_mode_names[cfg->mode];
+	const char *mode = bench_modes[cfg->mode].name;
 	const char *op = bench_op_names[cfg->op];
-	u32 frac;
-	u64 mib;
+	char head[96];
 
 	if (err) {
 		scnprintf(buf, len, "mode=%s op=%s size=%u error=%d\n",
 			  mode, op, cfg->size, err);
-	} else if (bench_mode_is_lat(cfg->mode)) {
+		return;
+	}
+	switch (bench_modes[cfg->mode].kind) {
+	case BENCH_KIND_LAT:
 		scnprintf(buf, len,
 			  "mode=%s op=%s size=%u iters=%u median_ns=%u p99_ns=%u min_ns=%u\n",
 			  mode, op, cfg->size, cfg->iters, res->median_ns,
 			  res->p99_ns, res->min_ns);
-	} else {
-		mib = div_u64_rem(res->mib_x100, 100, &frac);
+		break;
+	case BENCH_KIND_MEM:
 		scnprintf(buf, len,
-			  "mode=%s op=%s size=%u chain=%u signal=%u iters=%u bh=%u msgs_per_s=%llu mib_per_s=%llu.%02u post_ns=%llu elapsed_ns=%llu\n",
-			  mode, op, cfg->size, res->chain, res->signal,
-			  cfg->iters, cfg->bh, res->msgs_per_s, mib, frac,
-			  res->post_ns, res->elapsed_ns);
+			  "mode=%s obj=%s op=%s size=%u depth=%u count=%u bytes_per_obj=%lld slab_bytes_per_obj=%lld\n",
+			  mode, bench_obj_names[cfg->obj], op, cfg->size,
+			  cfg->depth ?: BENCH_QUEUE_DEPTH, cfg->count,
+			  res->obj_bytes, res->slab_bytes);
+		break;
+	case BENCH_KIND_SCALE:
+		scnprintf(head, sizeof(head),
+			  "mode=%s op=%s size=%u pairs=%u threads=%u", mode, op,
+			  cfg->size, cfg->pairs, cfg->threads);
+		bench_format_bw(cfg, res, head, buf, len);
+		break;
+	default:
+		scnprintf(head, sizeof(head), "mode=%s op=%s size=%u", mode,
+			  op, cfg->size);
+		bench_format_bw(cfg, res, head, buf, len);
+		break;
 	}
 }
 
@@ -258,42 +359,17 @@ static void bench_report(const struct bench_run *run, int err)
 
 	if (run->wc_failed)
 		pr_warn("mode=%s op=%s size=%u: %s completion on QP %c failed: %s (%d)\n",
-			bench_mode_names[cfg->mode], bench_op_names[cfg->op],
+			bench_modes[cfg->mode].name, bench_op_names[cfg->op],
 			cfg->size, run->wc_send ? "send" : "receive",
 			run->wc_side, ib_wc_status_msg(run->wc_status),
 			run->wc_status);
 	else
 		pr_warn("mode=%s op=%s size=%u: %s: %d\n",
-			bench_mode_names[cfg->mode], bench_op_names[cfg->op],
+			bench_modes[cfg->mode].name, bench_op_names[cfg->op],
 			cfg->size, run->why ?: "run failed", err);
 }
 
 /* ---- Runs ---------------------------------------------------------- */
-
-static void bench_run_init(struct bench_run *run, const struct bench_cfg *cfg)
-{
-	struct bench_side *sides[] = { &run->a, &run->b };
-	unsigned int i;
-
-	run->cfg = cfg;
-	run->lat = bench_mode_is_lat(cfg->mode);
-	run->seed = cfg->mode == BENCH_SEED || cfg->mode == BENCH_LAT_SEED;
-	run->ops = cfg->mode == BENCH_RAW || cfg->mode == BENCH_LAT_RAW ?
-		   &bench_raw_ops : &bench_ibp_ops;
-	run->opcode = bench_opcodes[cfg->op];
-	run->size = cfg->size;
-	run->chain = run->seed ? 1 : cfg->chain;
-	run->signal = run->lat ? BENCH_LAT_SIGNAL : cfg->signal;
-	init_waitqueue_head(&run->wq);
-	init_completion(&run->pong);
-	spin_lock_init(&run->lock);
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		sides[i]->run = run;
-		sides[i]->peer = sides[!i];
-		sides[i]->name = 'A' + i;
-		sides[i]->txq.side = sides[i];
-	}
-}
 
 /* Take the device and publish the run, atomically against its removal. */
 static int bench_attach(struct bench_run *run)
@@ -324,19 +400,33 @@ static void bench_detach(struct bench_run *run)
 
 static int bench_execute(struct bench_run *run, struct bench_result *res)
 {
-	int ret;
+	int (*engine)(struct bench_run *run, struct bench_result *res);
+	int ret, ret2;
 
 	run->ibdev = ibpost_dev_ibdev(run->dev);
 	run->pd = ibpost_dev_pd(run->dev);
 	if (!run->ibdev || !run->pd)
 		return bench_fail(run, -ENODEV, "the device is gone");
+	switch (bench_modes[run->cfg->mode].kind) {
+	case BENCH_KIND_SCALE:
+		/* Sets up and tears down its own pairs. */
+		return bench_scale(run, res);
+	case BENCH_KIND_LAT:
+		engine = bench_lat;
+		break;
+	case BENCH_KIND_MEM:
+		engine = bench_mem;
+		break;
+	default:
+		engine = bench_bw;
+		break;
+	}
 	ret = run->ops->setup(run);
 	if (ret)
 		return ret;
-	ret = run->lat ? bench_lat(run, res) : bench_bw(run, res);
-	bench_stop(run);
-	run->ops->teardown(run);
-	return ret;
+	ret = engine(run, res);
+	ret2 = bench_pair_teardown(run);
+	return ret ?: ret2;
 }
 
 static int bench_run_cmd(const struct bench_cfg *cfg)
@@ -349,7 +439,7 @@ static int bench_run_cmd(const struct bench_cfg *cfg)
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
-	bench_run_init(run, cfg);
+	bench_run_init(run, cfg, NULL);
 	ret = bench_attach(run);
 	if (!ret) {
 		ret = bench_execute(run, &res);
@@ -362,7 +452,7 @@ static int bench_run_cmd(const struct bench_cfg *cfg)
 	bench_format(cfg, &res, ret, line, sizeof(line));
 	bench_store_result(line);
 	kvfree(run->rtt);
-	kfree(run->wrs);
+	kfree(run->post.wrs);
 	kfree(run);
 	return ret;
 }
@@ -412,7 +502,7 @@ static ssize_t bench_cmd_write(struct file *file, const char __user *ubuf,
 
 	if (mutex_lock_interruptible(&bench_run_mutex))
 		return -EINTR;
-	if (cfg.mode == BENCH_CALIB) {
+	if (bench_modes[cfg.mode].kind == BENCH_KIND_CALIB) {
 		char res[BENCH_RESULT_MAX];
 
 		ret = bench_calib(&cfg, res, sizeof(res));

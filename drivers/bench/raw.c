@@ -3,20 +3,24 @@
  * The raw verbs backend: the same traffic as a careful ULP would post it
  * without ibpost.
  *
- * Each side has a send CQ and a receive CQ (IB_POLL_SOFTIRQ) and an RC QP
- * on ibpost's PD, connected to the other side by hand with the attributes
- * ibpost gives its own loopback pairs (the address vector comes from
- * ibpost, which resolves RoCE's destination MAC for kernel callers).
- * Buffers are kmalloc'd and mapped with ib_dma_map_single(), used locally
- * through the PD's local_dma_lkey; a buffer the peer accesses is also
- * registered with a fast-registration MR (IB_WR_REG_MR, waited for).
+ * Each side has a send CQ and a receive CQ (IB_POLL_SOFTIRQ, or
+ * IB_POLL_DIRECT in the poll modes, one entry deeper than the queue as
+ * ibpost makes its own) and an RC QP on ibpost's PD, connected to the
+ * other side by hand with the attributes ibpost gives its own loopback
+ * pairs (the address vector comes from ibpost, which resolves RoCE's
+ * destination MAC for kernel callers). Buffers are kmalloc'd and mapped
+ * with ib_dma_map_single(), used locally through the PD's local_dma_lkey;
+ * a buffer the peer accesses is also registered with a fast-registration
+ * MR (IB_WR_REG_MR, waited for).
  *
  * Send accounting: a ring of contexts, one per usable send queue slot;
  * the poster counts what it posted, a signaled completion frees every
  * slot up to its own (send queues complete in order), and the poster
- * never posts more than the free slots. One slot of each queue is kept
- * for ib_drain_qp(), which every teardown goes through before the QPs
- * and buffers go.
+ * never posts more than the free slots. When several threads post on one
+ * QP (scaling), they serialize that accounting and the post with a
+ * spinlock of their own, as a raw ULP must. One slot of each queue is
+ * kept for ib_drain_qp(), which every teardown goes through before the
+ * QPs and buffers go.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,7 +46,7 @@ static void bench_raw_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct bench_wctx *c = container_of(wc->wr_cqe, struct bench_wctx,
 					    cqe);
 
-	bench_tx_done(c->txq, c, wc);
+	bench_tx_done(c->txq, c, wc, c->signaled);
 }
 
 static void bench_raw_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -54,7 +58,7 @@ static void bench_raw_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&s->reg_done);
 }
 
-static int bench_raw_post_recv(struct bench_side *s)
+static int bench_raw_post_recv(struct bench_run *run, struct bench_side *s)
 {
 	struct ib_recv_wr wr = {
 		.wr_cqe = &s->recv_cqe,
@@ -65,30 +69,20 @@ static int bench_raw_post_recv(struct bench_side *s)
 	return ib_post_recv(s->qp, &wr, NULL);
 }
 
-static int bench_raw_recv(struct bench_run *run, struct bench_side *s)
-{
-	return bench_raw_post_recv(s);
-}
-
-/* Every receive is answered (latency) and replaced by a new one. */
 static void bench_raw_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct bench_side *s = container_of(wc->wr_cqe, struct bench_side,
-					    recv_cqe);
-	int ret;
-
-	if (!bench_rx_ok(s, wc))
-		return;
-	bench_lat_rx(s);
-	ret = bench_raw_post_recv(s);
-	if (ret)
-		bench_fail(s->run, ret, "reposting a receive (ib_post_recv)");
+	bench_rx_done(container_of(wc->wr_cqe, struct bench_side, recv_cqe),
+		      wc);
 }
 
-/* The address of the port itself, as ibpost builds it for its pairs. */
-static int bench_raw_loopback_av(struct bench_run *run,
-				 struct rdma_ah_attr *av)
+/*
+ * The address of the port itself, as ibpost builds it for its pairs;
+ * looked up once per command (a command's pairs share it).
+ */
+static int bench_raw_loopback_av(struct bench_run *run)
 {
+	struct bench_run *root = run->root;
+	struct rdma_ah_attr *av = &root->av;
 	struct ibpost_qp_attr attr = {
 		.qp_type = IB_QPT_RC,
 		.max_send_wr = 1,
@@ -98,26 +92,33 @@ static int bench_raw_loopback_av(struct bench_run *run,
 	struct ibpost_qp *qp;
 	int ret;
 
-	qp = ibpost_qp_create(run->dev, &attr);
-	if (IS_ERR(qp))
-		return bench_fail(run, PTR_ERR(qp),
-				  "ibpost_qp_create (for the loopback address)");
-	ret = ibpost_qp_loopback_av(qp, av);
-	ibpost_qp_destroy(qp);
-	return ret ? bench_fail(run, ret, "ibpost_qp_loopback_av") : 0;
+	if (!root->have_av) {
+		qp = ibpost_qp_create(run->dev, &attr);
+		if (IS_ERR(qp))
+			return bench_fail(run, PTR_ERR(qp),
+					  "ibpost_qp_create (for the loopback address)");
+		ret = ibpost_qp_loopback_av(qp, av);
+		ibpost_qp_destroy(qp);
+		if (ret)
+			return bench_fail(run, ret, "ibpost_qp_loopback_av");
+		root->have_av = true;
+	}
+	run->port = rdma_ah_get_port_num(av);
+	return 0;
 }
 
-static int bench_raw_side_create(struct bench_run *run, struct bench_side *s,
-				 u32 port)
+static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 {
+	enum ib_poll_context ctx = run->poll ? IB_POLL_DIRECT :
+					       IB_POLL_SOFTIRQ;
 	struct ib_qp_init_attr init = {};
 	u32 i;
 	int ret;
 
-	s->scq = ib_alloc_cq(run->ibdev, s, BENCH_CQE, 0, IB_POLL_SOFTIRQ);
+	s->scq = ib_alloc_cq(run->ibdev, s, run->depth + 1, 0, ctx);
 	if (IS_ERR(s->scq))
 		return bench_fail(run, PTR_ERR(s->scq), "ib_alloc_cq");
-	s->rcq = ib_alloc_cq(run->ibdev, s, BENCH_CQE, 0, IB_POLL_SOFTIRQ);
+	s->rcq = ib_alloc_cq(run->ibdev, s, run->depth + 1, 0, ctx);
 	if (IS_ERR(s->rcq)) {
 		ret = bench_fail(run, PTR_ERR(s->rcq), "ib_alloc_cq");
 		goto out_free_scq;
@@ -127,11 +128,11 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s,
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.send_cq = s->scq;
 	init.recv_cq = s->rcq;
-	init.cap.max_send_wr = BENCH_QUEUE_DEPTH;
-	init.cap.max_recv_wr = BENCH_QUEUE_DEPTH;
+	init.cap.max_send_wr = run->depth;
+	init.cap.max_recv_wr = run->depth;
 	init.cap.max_send_sge = 1;
 	init.cap.max_recv_sge = 1;
-	init.port_num = port;
+	init.port_num = run->port;
 	init.qp_context = s;
 	s->qp = ib_create_qp(run->pd, &init);
 	if (IS_ERR(s->qp)) {
@@ -144,8 +145,8 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s,
 				 "ib_create_qp granted fewer than 2 WRs");
 		goto out_destroy_qp;
 	}
-	s->txq.depth = min_t(u32, init.cap.max_send_wr - 1, BENCH_CQE - 1);
-	s->rq_depth = min_t(u32, init.cap.max_recv_wr - 1, BENCH_CQE - 1);
+	s->txq.depth = min(init.cap.max_send_wr - 1, run->depth);
+	s->rq_depth = min(init.cap.max_recv_wr - 1, run->depth);
 
 	s->txq.ctx = kcalloc(s->txq.depth, sizeof(*s->txq.ctx), GFP_KERNEL);
 	if (!s->txq.ctx) {
@@ -170,7 +171,8 @@ out_free_scq:
 	return ret;
 }
 
-static void bench_raw_side_destroy(struct bench_side *s)
+static void bench_raw_side_destroy(struct bench_run *run,
+				   struct bench_side *s)
 {
 	ib_destroy_qp(s->qp);
 	ib_free_cq(s->rcq);
@@ -180,7 +182,6 @@ static void bench_raw_side_destroy(struct bench_side *s)
 
 /* RESET -> INIT -> RTR -> RTS towards the peer, as ibpost does it. */
 static int bench_raw_to_rts(struct bench_run *run, struct bench_side *s,
-			    const struct rdma_ah_attr *av, u32 port,
 			    enum ib_mtu mtu)
 {
 	const struct ib_device_attr *da = &run->ibdev->attrs;
@@ -189,7 +190,7 @@ static int bench_raw_to_rts(struct bench_run *run, struct bench_side *s,
 
 	qa.qp_state = IB_QPS_INIT;
 	qa.pkey_index = 0;
-	qa.port_num = port;
+	qa.port_num = run->port;
 	qa.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
 	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
@@ -204,7 +205,7 @@ static int bench_raw_to_rts(struct bench_run *run, struct bench_side *s,
 	qa.max_dest_rd_atomic = min_t(int, BENCH_RAW_RD_ATOMIC,
 				      da->max_qp_rd_atom);
 	qa.min_rnr_timer = BENCH_RAW_MIN_RNR;
-	qa.ah_attr = *av;
+	qa.ah_attr = run->root->av;
 	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_AV |
 			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
@@ -225,20 +226,34 @@ static int bench_raw_to_rts(struct bench_run *run, struct bench_side *s,
 	return ret ? bench_fail(run, ret, "ib_modify_qp to RTS") : 0;
 }
 
-static int bench_raw_connect(struct bench_run *run,
-			     const struct rdma_ah_attr *av, u32 port)
+static int bench_raw_connect(struct bench_run *run)
 {
 	struct ib_port_attr pattr;
 	int ret;
 
-	ret = ib_query_port(run->ibdev, port, &pattr);
+	ret = ib_query_port(run->ibdev, run->port, &pattr);
 	if (ret)
 		return bench_fail(run, ret, "ib_query_port");
-	ret = bench_raw_to_rts(run, &run->a, av, port, pattr.active_mtu);
+	ret = bench_raw_to_rts(run, &run->a, pattr.active_mtu);
 	if (!ret)
-		ret = bench_raw_to_rts(run, &run->b, av, port,
-				       pattr.active_mtu);
+		ret = bench_raw_to_rts(run, &run->b, pattr.active_mtu);
 	return ret;
+}
+
+/* Wait for an IB_WR_REG_MR; nobody else polls a DIRECT CQ. */
+static bool bench_raw_reg_wait(struct bench_run *run, struct bench_side *s)
+{
+	unsigned long deadline = jiffies + BENCH_TIMEOUT;
+
+	if (!run->poll)
+		return wait_for_completion_timeout(&s->reg_done,
+						   BENCH_TIMEOUT);
+	do {
+		ib_process_cq_direct(s->scq, -1);
+		if (wait_for_completion_timeout(&s->reg_done, 1))
+			return true;
+	} while (time_before(jiffies, deadline));
+	return false;
 }
 
 /* Give the peer access to @b through a fast-registration MR. */
@@ -276,7 +291,7 @@ static int bench_raw_reg(struct bench_run *run, struct bench_side *s,
 	ret = ib_post_send(s->qp, &reg.wr, NULL);
 	if (ret)
 		return bench_fail(run, ret, "posting IB_WR_REG_MR");
-	if (!wait_for_completion_timeout(&s->reg_done, BENCH_TIMEOUT))
+	if (!bench_raw_reg_wait(run, s))
 		return bench_fail(run, -ETIMEDOUT,
 				  "IB_WR_REG_MR did not complete within 30 s");
 	if (s->reg_status != IB_WC_SUCCESS)
@@ -286,13 +301,10 @@ static int bench_raw_reg(struct bench_run *run, struct bench_side *s,
 	return 0;
 }
 
-/* Allocate and map a buffer; on failure bench_raw_buf_free() undoes it. */
-static int bench_raw_buf_init(struct bench_run *run, struct bench_side *s,
-			      struct bench_buf *b, bool remote)
+/* Map a buffer (and register it); bench_raw_buf_unreg() undoes it. */
+static int bench_raw_buf_reg(struct bench_run *run, struct bench_side *s,
+			     struct bench_buf *b, bool remote)
 {
-	b->cpu = kzalloc(run->size, GFP_KERNEL | __GFP_NOWARN);
-	if (!b->cpu)
-		return bench_fail(run, -ENOMEM, "allocating a buffer");
 	b->dma = ib_dma_map_single(run->ibdev, b->cpu, run->size,
 				   DMA_BIDIRECTIONAL);
 	if (ib_dma_mapping_error(run->ibdev, b->dma))
@@ -305,15 +317,16 @@ static int bench_raw_buf_init(struct bench_run *run, struct bench_side *s,
 }
 
 /* After the drain: no WR references the buffer any more. */
-static void bench_raw_buf_free(struct bench_run *run, struct bench_buf *b)
+static int bench_raw_buf_unreg(struct bench_run *run, struct bench_buf *b)
 {
 	if (b->mr)
 		ib_dereg_mr(b->mr);
+	b->mr = NULL;
 	if (b->mapped)
 		ib_dma_unmap_single(run->ibdev, b->dma, run->size,
 				    DMA_BIDIRECTIONAL);
-	kfree(b->cpu);
-	memset(b, 0, sizeof(*b));
+	b->mapped = false;
+	return 0;
 }
 
 /* Flush both QPs (every callback has run after this), free the buffers. */
@@ -321,36 +334,29 @@ static void bench_raw_release(struct bench_run *run)
 {
 	ib_drain_qp(run->a.qp);
 	ib_drain_qp(run->b.qp);
-	bench_raw_buf_free(run, &run->a.src);
-	bench_raw_buf_free(run, &run->a.dst);
-	bench_raw_buf_free(run, &run->b.src);
-	bench_raw_buf_free(run, &run->b.dst);
+	bench_bufs_free(run);
 }
 
 static int bench_raw_setup(struct bench_run *run)
 {
-	struct rdma_ah_attr av;
-	u32 port;
 	int ret;
 
-	ret = bench_raw_loopback_av(run, &av);
+	ret = bench_raw_loopback_av(run);
 	if (ret)
 		return ret;
-	port = rdma_ah_get_port_num(&av);
-	ret = bench_raw_side_create(run, &run->a, port);
+	ret = bench_raw_side_create(run, &run->a);
 	if (ret)
 		return ret;
-	ret = bench_raw_side_create(run, &run->b, port);
+	ret = bench_raw_side_create(run, &run->b);
 	if (ret)
 		goto out_destroy_a;
 	/* A full queue must hold a signaled WR, or nothing frees it. */
 	run->signal = min3(run->signal, run->a.txq.depth, run->b.txq.depth);
-	ret = bench_raw_connect(run, &av, port);
+	ret = bench_raw_connect(run);
 	if (ret)
 		goto out_destroy_b;
 	/* From here on WRs may be outstanding: unwind through the drain. */
-	ret = bench_bufs_init(run, bench_raw_buf_init, bench_raw_recv,
-			      "ib_post_recv");
+	ret = bench_bufs_init(run, "ib_post_recv");
 	if (ret)
 		goto out_release;
 	return 0;
@@ -358,26 +364,27 @@ static int bench_raw_setup(struct bench_run *run)
 out_release:
 	bench_raw_release(run);
 out_destroy_b:
-	bench_raw_side_destroy(&run->b);
+	bench_raw_side_destroy(run, &run->b);
 out_destroy_a:
-	bench_raw_side_destroy(&run->a);
+	bench_raw_side_destroy(run, &run->a);
 	return ret;
 }
 
 static void bench_raw_teardown(struct bench_run *run)
 {
 	bench_raw_release(run);
-	bench_raw_side_destroy(&run->b);
-	bench_raw_side_destroy(&run->a);
+	bench_raw_side_destroy(run, &run->b);
+	bench_raw_side_destroy(run, &run->a);
 }
 
-/* Up to @n WRs from the chain array, as many as there are free slots. */
-static int bench_raw_post_bw(struct bench_run *run, u32 idx, u32 n,
-			     bool fresh, u32 *queued)
+/* Up to @n WRs from @p's chain array, as many as there are free slots. */
+static int bench_raw_post_chain(struct bench_run *run, struct bench_poster *p,
+				u32 n, u32 *queued)
 {
 	struct bench_txq *txq = &run->a.txq;
 	const struct ib_send_wr *bad = NULL;
 	u32 room = bench_txq_room(txq), i;
+	bool sig;
 	u64 t0;
 	int ret;
 
@@ -386,42 +393,77 @@ static int bench_raw_post_bw(struct bench_run *run, u32 idx, u32 n,
 		return -EAGAIN;
 	n = min(n, room);
 	for (i = 0; i < n; i++) {
-		struct ib_send_wr *wr = &run->wrs[i].wr;
+		struct ib_send_wr *wr = &p->wrs[i].wr;
 
-		wr->wr_cqe = bench_txq_next(txq, i);
-		wr->send_flags = bench_bw_signaled(run, idx + i) ?
-				 IB_SEND_SIGNALED : 0;
-		wr->next = i + 1 < n ? &run->wrs[i + 1].wr : NULL;
+		sig = bench_bw_signaled(run, p, p->idx + i);
+		wr->wr_cqe = bench_txq_next(txq, i, sig);
+		wr->send_flags = sig ? IB_SEND_SIGNALED : 0;
+		wr->next = i + 1 < n ? &p->wrs[i + 1].wr : NULL;
 	}
 	t0 = ktime_get_ns();
-	ret = ib_post_send(run->a.qp, &run->wrs[0].wr, &bad);
-	run->post_ns += ktime_get_ns() - t0;
-	*queued = ret ? bench_chain_index(&run->wrs[0].wr, bad) : n;
+	ret = ib_post_send(run->a.qp, &p->wrs[0].wr, &bad);
+	p->post_ns += ktime_get_ns() - t0;
+	*queued = ret ? bench_chain_index(&p->wrs[0].wr, bad) : n;
 	txq->posted += *queued;
+	bench_ctx_sent(&run->a, *queued,
+		       bench_wr_signaled(&p->wrs[0].wr, *queued));
 	return ret ? bench_fail(run, ret, "ib_post_send") : 0;
+}
+
+/* A chain, under the posters' own lock when several threads share A. */
+static int bench_raw_post_bw(struct bench_run *run, struct bench_poster *p,
+			     u32 n, bool fresh, u32 *queued)
+{
+	struct bench_txq *txq = &run->a.txq;
+	int ret;
+
+	if (!run->shared)
+		return bench_raw_post_chain(run, p, n, queued);
+	spin_lock(&txq->lock);
+	ret = bench_raw_post_chain(run, p, n, queued);
+	spin_unlock(&txq->lock);
+	return ret;
 }
 
 static int bench_raw_post_lat(struct bench_run *run, struct bench_side *s)
 {
 	struct bench_txq *txq = &s->txq;
 	struct ib_send_wr *wr = &s->lat_wr.wr;
+	int flags = bench_lat_flags(run, txq);
 	int ret;
 
 	if (!bench_txq_room(txq))
 		return -EAGAIN;
-	wr->wr_cqe = bench_txq_next(txq, 0);
-	wr->send_flags = bench_lat_flags(run, txq);
+	wr->wr_cqe = bench_txq_next(txq, 0, flags);
+	wr->send_flags = flags;
 	ret = ib_post_send(s->qp, wr, NULL);
 	if (ret)
 		return bench_fail(run, ret, "ib_post_send");
 	txq->posted++;
 	txq->lat_count++;
+	bench_ctx_sent(s, 1, !!flags);
+	return 0;
+}
+
+/* Poll modes: whatever completed on both sides' DIRECT CQs. */
+static int bench_raw_poll(struct bench_run *run)
+{
+	ib_process_cq_direct(run->a.scq, BENCH_POLL_BUDGET);
+	ib_process_cq_direct(run->a.rcq, BENCH_POLL_BUDGET);
+	ib_process_cq_direct(run->b.scq, BENCH_POLL_BUDGET);
+	ib_process_cq_direct(run->b.rcq, BENCH_POLL_BUDGET);
 	return 0;
 }
 
 const struct bench_ops bench_raw_ops = {
 	.setup = bench_raw_setup,
 	.teardown = bench_raw_teardown,
+	.side_create = bench_raw_side_create,
+	.side_destroy = bench_raw_side_destroy,
+	.buf_reg = bench_raw_buf_reg,
+	.buf_unreg = bench_raw_buf_unreg,
+	.post_recv = bench_raw_post_recv,
 	.post_bw = bench_raw_post_bw,
 	.post_lat = bench_raw_post_lat,
+	.poll = bench_raw_poll,
 };
