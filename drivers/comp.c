@@ -353,39 +353,52 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 /**
  * ibpost_poll - busy-poll a DIRECT QP's completion queues once
  * @qp: a QP created with IB_POLL_DIRECT
- * @budget: at most this many completions, send and receive together
+ * @budget: at most this many completion entries, send and receive together
  *
  * For consumers that trade a CPU for latency, as NVMe-oF's polling queues
- * do: each completion found is processed at once, exactly as the QP's
- * other paths would (its send_done/recv_done callback runs, or its context
- * is queued for ibpost_get_send_comp()/ibpost_get_recv_comp()), the send
- * queue's first. Nothing waits: a consumer spins on this call, and may
- * let its provider's pending bottom-half work run between calls
- * (local_bh_disable(); local_bh_enable();), as a software provider moves
- * data there. Callbacks may post and may call ibpost_poll() again.
+ * do: each completion entry found is processed at once, exactly as the
+ * QP's other paths would (its send_done/recv_done callback runs, or its
+ * context is queued for ibpost_get_send_comp()/ibpost_get_recv_comp()),
+ * the send queue's first. Nothing waits: when another thread is polling
+ * the QP, or ibpost's own teardown, RESET or drain holds it, the call
+ * returns 0 at once. A consumer spins on this call; on a software provider
+ * it lets the provider's pending work run between calls (a bottom half:
+ * local_bh_disable(); local_bh_enable(); a thread: cond_resched()).
+ * Callbacks may post and may call ibpost_poll() on the same QP again; they
+ * may not destroy it.
  *
- * Context: Process context (takes the QP's mutex, except when nested in
- * one of its own callbacks).
- * Return: the number of completions processed (0 when none was ready, or
- * when the QP's device is gone: its contexts then come back by the
- * removal's flush), or -EINVAL when @qp is not IB_POLL_DIRECT or @budget
- * is not positive.
+ * The count is of completion entries, ibpost's own included (a forced
+ * signal that reclaims unsignaled WRs, a registration's WR): the contexts
+ * delivered, not this count, tell the consumer what completed.
+ *
+ * Context: Process context.
+ * Return: the number of completion entries processed (0 when none was
+ * ready or the QP is busy), -ENODEV when the QP's device is gone (its
+ * contexts came back by the removal's flush), or -EINVAL when @qp is not
+ * IB_POLL_DIRECT or @budget is not positive.
  */
 int ibpost_poll(struct ibpost_qp *qp, int budget)
 {
 	bool nested = READ_ONCE(qp->poller) == current;
 	int n = 0;
 
+	might_sleep();
 	if (qp->attr.poll_ctx != IB_POLL_DIRECT || budget <= 0)
 		return -EINVAL;
 	if (!nested) {
-		mutex_lock(&qp->mutex);
+		/* Never wait: a teardown may be flushing into our callback. */
+		if (!mutex_trylock(&qp->mutex))
+			return 0;
 		WRITE_ONCE(qp->poller, current);
 	}
-	if (qp->ibqp && qp->sq.cq)
-		n = ibpost_cq_poll(qp->sq.cq, budget);
-	if (qp->ibqp && qp->rq.cq && n < budget)
+	if (!qp->ibqp || !qp->sq.cq || !qp->rq.cq) {
+		n = -ENODEV;
+		goto out;
+	}
+	n = ibpost_cq_poll(qp->sq.cq, budget);
+	if (n < budget)
 		n += ibpost_cq_poll(qp->rq.cq, budget - n);
+out:
 	if (!nested) {
 		WRITE_ONCE(qp->poller, NULL);
 		mutex_unlock(&qp->mutex);

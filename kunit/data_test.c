@@ -14,6 +14,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_internal.h"
 
 #define CTX(n) ((void *)(unsigned long)(n))
 #define DATA_LEN 65536
@@ -415,76 +416,101 @@ static void ibpost_comp_direct_cq_polled_by_get_comp(struct kunit *test)
 }
 
 /*
- * Spin on ibpost_poll(@qp, @budget) until @want completions were
- * processed, as a latency consumer does; each call stays within @budget.
- * Return: how many were processed.
+ * Spin on ibpost_poll(@qp, @budget) until @c counted @want callbacks, as a
+ * latency consumer does; each call stays within @budget.
  */
-static int comp_spin(struct kunit *test, struct ibpost_qp *qp, int budget,
-		     int want)
+static void comp_spin(struct kunit *test, struct ibpost_qp *qp, int budget,
+		      struct cb_count *c, int want)
 {
 	unsigned long deadline = jiffies + 10 * HZ;
-	int got = 0, n;
+	int n;
 
-	while (got < want && time_before(jiffies, deadline)) {
+	while (cb_calls(c) < want && time_before(jiffies, deadline)) {
 		n = ibpost_poll(qp, budget);
 		KUNIT_EXPECT_GE(test, n, 0);
 		KUNIT_EXPECT_LE(test, n, budget);
 		if (n < 0)
 			break;
-		got += n;
 		if (!n) {
-			/* The provider moves data in bottom halves. */
+			/* rxe moves data in bottom halves or work items. */
 			local_bh_disable();
 			local_bh_enable();
 			usleep_range(100, 200);
 		}
 	}
-	return got;
+	KUNIT_EXPECT_EQ(test, want, cb_calls(c));
 }
 
 static void ibpost_comp_poll_busy_polls_direct(struct kunit *test)
 {
 	struct ibpost_qp_attr attr;
 	struct ibpost_test_pair *p;
-	struct ibpost_comp comp;
 	struct ibpost_qp *other;
+	struct cb_count *c;
 	int i;
 
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	spin_lock_init(&c->lock);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.poll_ctx = IB_POLL_DIRECT;
+	attr.send_done = cb_record;
+	attr.recv_done = cb_record;
+	attr.priv = c;
 	p = ibpost_test_pair(test, &attr);
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, -1));
 	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 4));
 
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_recv(p->b, CTX(10 + i),
-						 p->bbuf.buf + 64 * i, 64,
-						 p->bbuf.mr));
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_send(p->a, CTX(i),
-						 p->abuf.buf + 64 * i, 32 + i,
-						 p->abuf.mr, IB_SEND_SIGNALED));
-	/* Budget 1: one completion per call, all three in the end. */
-	KUNIT_EXPECT_EQ(test, 3, comp_spin(test, p->a, 1, 3));
-	KUNIT_EXPECT_EQ(test, 3, comp_spin(test, p->b, 8, 3));
-	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 8));
-	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->b, 8));
-	/* Processed means delivered: queued for get_*_comp, in order. */
-	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, 1, ibpost_get_send_comp(p->a, &comp, 0));
-		KUNIT_EXPECT_PTR_EQ(test, CTX(i), comp.context);
-		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-		KUNIT_ASSERT_EQ(test, 1, ibpost_get_recv_comp(p->b, &comp, 0));
-		KUNIT_EXPECT_PTR_EQ(test, CTX(10 + i), comp.context);
-		KUNIT_EXPECT_EQ(test, 32U + i, comp.byte_len);
+	/* Two SENDs each way: a's CQs get two send and two receive entries. */
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(10 + i),
+							  p->abuf.buf + 2048 + 64 * i,
+							  64, p->abuf.mr));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(20 + i),
+							  p->bbuf.buf + 64 * i,
+							  64, p->bbuf.mr));
 	}
-	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(i),
+							  p->abuf.buf, 32,
+							  p->abuf.mr,
+							  IB_SEND_SIGNALED));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->b, CTX(30 + i),
+							  p->bbuf.buf + 1024,
+							  32, p->bbuf.mr,
+							  IB_SEND_SIGNALED));
+	}
+	/* b's four, one entry per call. */
+	comp_spin(test, p->b, 1, c, 4);
+	/* By now a's entries are on its CQs; nothing polled them. */
+	for (i = 0; i < 25; i++) {
+		local_bh_disable();
+		local_bh_enable();
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, 4, cb_calls(c));
+	/* Budget 3 is shared: both sends first, then one receive. */
+	KUNIT_EXPECT_EQ(test, 3, ibpost_poll(p->a, 3));
+	KUNIT_EXPECT_EQ(test, 7, cb_calls(c));
+	KUNIT_EXPECT_TRUE(test, test_bit(0, c->seen) && test_bit(1, c->seen));
+	KUNIT_EXPECT_EQ(test, 1, (int)(test_bit(10, c->seen) +
+				       test_bit(11, c->seen)));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_poll(p->a, 8));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 8));
+	KUNIT_EXPECT_EQ(test, 8, cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 8, c->success);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+
+	/* Held elsewhere (a teardown, another poller): 0 at once, no wait. */
+	mutex_lock(&p->a->mutex);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 8));
+	mutex_unlock(&p->a->mutex);
 
 	/* Only a DIRECT QP is polled by its consumer. */
 	attr.poll_ctx = IB_POLL_SOFTIRQ;
+	attr.send_done = NULL;
+	attr.recv_done = NULL;
 	other = ibpost_qp_create(p->dev, &attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(other, 4));

@@ -13,9 +13,10 @@
 #                            every kernel log and prints a per-kernel report
 #   scripts/ibpost.sh demo   boot the guest, load ibpost and the demo ULP,
 #                            print its report
-#   scripts/ibpost.sh bench  build a non-debug kernel (cached), boot it
-#                            once, run ibpost against raw verbs and
-#                            userspace perftest; print the table
+#   scripts/ibpost.sh bench  per kernel series, build a non-debug kernel
+#                            (cached), boot it once, run ibpost against raw
+#                            verbs and userspace perftest; print the table
+#   scripts/ibpost.sh smoke  the bench smoke stage of "test" only
 #   scripts/ibpost.sh lint   checkpatch --strict, sparse, W=1, kernel-doc
 #                            (the test command runs it first)
 #   scripts/ibpost.sh deps   only install the Debian packages
@@ -27,7 +28,7 @@
 # Environment:
 #   IBPOST_KERNELS    the kernel series to run on, "6.1 6.12" by default
 #                     (CI runs both); IBPOST_KERNELS=6.12 for a quick
-#                     local run on one. demo and bench use the first.
+#                     local run on one. demo uses the first.
 #   IBPOST_CACHE      cache directory for kernel source and builds
 #                     (default /var/cache/ibpost, outside the repository)
 #   IBPOST_VM_TIMEOUT seconds before a guest that has not powered off is
@@ -538,8 +539,19 @@ xhost)	# only the two-host stage of "test", for working on it
 				"$k" "${p#rxe}"
 		done
 	done ;;
+smoke)	# only the bench smoke stage of "test"
+	deps; prepare_kernels; : > "$REPORT"
+	for k in $KERNELS; do
+		mkdir -p "$OUTROOT/$k"
+		build_modules "${BDIR[$k]}" "$OUTROOT/$k"
+		make_initramfs "${BDIR[$k]}" "$OUTROOT/$k" > /dev/null
+		bench_smoke "${BDIR[$k]}" "$OUTROOT/$k/initramfs.cpio.gz" \
+			"$OUTROOT/$k" "$k" || fail=1
+	done
+	cat "$REPORT" >&2
+	[ "${fail:-0}" = 0 ] || die "the bench smoke failed" ;;
 deps) deps ;;
 kernel) deps; prepare_kernels ;;
 bench-kernel) deps; kernel "${KERNELS%% *}" "$BENCHCONFIG" ;;
-*) echo "usage: $0 {test|quick|stock|demo|bench|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
+*) echo "usage: $0 {test|quick|stock|demo|bench|smoke|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
 esac
