@@ -269,7 +269,8 @@ def scale_targets(p, scale, mem):
         if cm and rm:
             ok = cm / rm >= 0.95
             p(f"  ibpost/raw aggregate msgs/s, {size} B, {pairs} pairs, "
-              f"{threads} threads: {cm / rm:.3f} (goal >= 0.95) "
+              f"{threads} threads, chain {chain}: {cm / rm:.3f} "
+              f"[{round_ratios(c, r, 'msgs_per_s')}] (goal >= 0.95) "
               f"{'met' if ok else 'MISSED'}")
     for key, i in sorted(mem.items(), key=lambda kv: str(kv[0])):
         if key[0] != "mem-ibpost" or key[1] != "qp" or key[4] != 128:
