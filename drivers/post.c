@@ -37,6 +37,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include "ibpost_internal.h"
 #include "ibpost_trace.h"
@@ -326,12 +327,30 @@ static void ibpost_submit_synthetic(struct ibpost_qp *qp,
  * QP is in ERR. Return: how many were queued, with *@ret the provider's
  * error and *@bad_wr the caller's refused WR when fewer than @n.
  */
+/*
+ * siw refuses a whole post call with -ENOTCONN, in RTS too, while a state
+ * change of its own holds the QP's state lock (the down_read_trylock() in
+ * siw_post_send()): such a refusal of the chain's first WR is tried again
+ * for up to this many times 5 us before it is taken for a connection that
+ * is ending.
+ */
+#define IBPOST_IWARP_BUSY_TRIES	20
+
+/* Which of the chain [@start, @start + @n) the provider refused (@bs). */
+static u32 ibpost_submit_done(struct ibpost_queue *q, struct ibpost_slot *bs,
+			      u32 start, u32 n)
+{
+	u32 done = ((u32)(bs - q->slots) - start) & q->mask;
+
+	return done > n ? 0 : done;
+}
+
 static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 			 u32 start, u32 n, int *ret, const void **bad_wr)
 {
 	struct ibpost_slot *bs;
 	u32 done;
-	int pret;
+	int pret, i;
 
 	if (!n)
 		return 0;
@@ -343,10 +362,18 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 	if (!pret)
 		return n;
 	q->provider_errors++;
+	done = ibpost_submit_done(q, bs, start, n);
 
-	done = ((u32)(bs - q->slots) - start) & q->mask;
-	if (done > n)
-		done = 0;
+	/* iWARP: the provider's state lock was busy (above)? */
+	for (i = 0; i < IBPOST_IWARP_BUSY_TRIES && pret == -ENOTCONN &&
+	     !done && ibpost_dev_iwarp(qp->dev) && qp->state == IB_QPS_RTS;
+	     i++) {
+		udelay(5);
+		pret = ibpost_submit_hooked(qp, q, start, n, &bs);
+		if (!pret)
+			return n;
+		done = ibpost_submit_done(q, bs, start, n);
+	}
 	/*
 	 * iWARP: a provider leaving RTS (siw: CLOSING, TERMINATE) refuses
 	 * posts with -ENOTCONN before its QP is in ERR, where IBA has them
