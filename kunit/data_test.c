@@ -336,6 +336,21 @@ static int cb_calls(struct cb_count *c)
 	return n;
 }
 
+/* A counter for @test, and RC attributes whose callbacks record into it. */
+static struct cb_count *cb_attr(struct kunit *test,
+				struct ibpost_qp_attr *attr)
+{
+	struct cb_count *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	spin_lock_init(&c->lock);
+	ibpost_test_attr(attr, IB_QPT_RC);
+	attr->send_done = cb_record;
+	attr->recv_done = cb_record;
+	attr->priv = c;
+	return c;
+}
+
 static const enum ib_poll_context cb_ctxs[] = {
 	IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE, IB_POLL_UNBOUND_WORKQUEUE,
 };
@@ -356,16 +371,10 @@ static void ibpost_comp_callbacks_return_each_context(struct kunit *test)
 	struct cb_count *c;
 	int i, tries;
 
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	spin_lock_init(&c->lock);
-	ibpost_test_attr(&attr, IB_QPT_RC);
+	c = cb_attr(test, &attr);
 	attr.max_send_wr = 32;
 	attr.max_recv_wr = 32;
 	attr.poll_ctx = *(const enum ib_poll_context *)test->param_value;
-	attr.send_done = cb_record;
-	attr.recv_done = cb_record;
-	attr.priv = c;
 	p = ibpost_test_pair(test, &attr);
 
 	for (i = 0; i < CB_WRS; i++)
@@ -449,14 +458,8 @@ static void ibpost_comp_poll_busy_polls_direct(struct kunit *test)
 	struct cb_count *c;
 	int i;
 
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	spin_lock_init(&c->lock);
-	ibpost_test_attr(&attr, IB_QPT_RC);
+	c = cb_attr(test, &attr);
 	attr.poll_ctx = IB_POLL_DIRECT;
-	attr.send_done = cb_record;
-	attr.recv_done = cb_record;
-	attr.priv = c;
 	p = ibpost_test_pair(test, &attr);
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, -1));
@@ -524,13 +527,7 @@ static void ibpost_comp_destroy_flushes_outstanding_sends(struct kunit *test)
 	struct cb_count *c;
 	int i;
 
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	spin_lock_init(&c->lock);
-	ibpost_test_attr(&attr, IB_QPT_RC);
-	attr.send_done = cb_record;
-	attr.recv_done = cb_record;
-	attr.priv = c;
+	c = cb_attr(test, &attr);
 	p = ibpost_test_pair(test, &attr);
 	ibpost_test_need_ib(test, p->dev,
 			    "the queue is held by an RNR wait, and iWARP has no RNR (a SEND without a receive is fatal)");
