@@ -328,25 +328,47 @@ int ibpost_cq_poll(struct ib_cq *cq, int budget)
 }
 
 /*
- * Poll a DIRECT queue's CQ on the consumer's behalf, under qp->mutex so
- * the CQ cannot be freed meanwhile; nested from a callback of that very
- * poll, without taking it again. Return: whether anything completed.
+ * Take @qp's DIRECT polling for the current task, under qp->mutex so that
+ * the CQs cannot be freed meanwhile; nested from a callback of that very
+ * poll, without taking it again. With @wait false a busy QP is not waited
+ * for. Return: whether the current task may poll (and must call
+ * ibpost_poll_end() with @nested).
+ */
+static bool ibpost_poll_begin(struct ibpost_qp *qp, bool wait, bool *nested)
+{
+	*nested = READ_ONCE(qp->poller) == current;
+	if (*nested)
+		return true;
+	if (wait)
+		mutex_lock(&qp->mutex);
+	else if (!mutex_trylock(&qp->mutex))
+		return false;
+	WRITE_ONCE(qp->poller, current);
+	return true;
+}
+
+static void ibpost_poll_end(struct ibpost_qp *qp, bool nested)
+{
+	if (nested)
+		return;
+	WRITE_ONCE(qp->poller, NULL);
+	mutex_unlock(&qp->mutex);
+}
+
+/*
+ * Poll a DIRECT queue's CQ on the consumer's behalf (see above), waiting
+ * for the QP when another task polls it. Return: whether anything
+ * completed.
  */
 bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 {
-	bool nested = READ_ONCE(qp->poller) == current;
+	bool nested;
 	int n = 0;
 
-	if (!nested) {
-		mutex_lock(&qp->mutex);
-		WRITE_ONCE(qp->poller, current);
-	}
+	ibpost_poll_begin(qp, true, &nested);
 	if (qp->ibqp && q->cq)
 		n = ibpost_cq_poll(q->cq, -1);
-	if (!nested) {
-		WRITE_ONCE(qp->poller, NULL);
-		mutex_unlock(&qp->mutex);
-	}
+	ibpost_poll_end(qp, nested);
 	return n > 0;
 }
 
@@ -379,30 +401,23 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
  */
 int ibpost_poll(struct ibpost_qp *qp, int budget)
 {
-	bool nested = READ_ONCE(qp->poller) == current;
-	int n = 0;
+	bool nested;
+	int n;
 
 	might_sleep();
 	if (qp->attr.poll_ctx != IB_POLL_DIRECT || budget <= 0)
 		return -EINVAL;
-	if (!nested) {
-		/* Never wait: a teardown may be flushing into our callback. */
-		if (!mutex_trylock(&qp->mutex))
-			return 0;
-		WRITE_ONCE(qp->poller, current);
-	}
+	/* Never wait: a teardown may be flushing into our callback. */
+	if (!ibpost_poll_begin(qp, false, &nested))
+		return 0;
 	if (!qp->ibqp || !qp->sq.cq || !qp->rq.cq) {
 		n = -ENODEV;
-		goto out;
+	} else {
+		n = ibpost_cq_poll(qp->sq.cq, budget);
+		if (n < budget)
+			n += ibpost_cq_poll(qp->rq.cq, budget - n);
 	}
-	n = ibpost_cq_poll(qp->sq.cq, budget);
-	if (n < budget)
-		n += ibpost_cq_poll(qp->rq.cq, budget - n);
-out:
-	if (!nested) {
-		WRITE_ONCE(qp->poller, NULL);
-		mutex_unlock(&qp->mutex);
-	}
+	ibpost_poll_end(qp, nested);
 	return n;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_poll, IBPOST_NS);
