@@ -73,7 +73,6 @@ static bool ibpost_cm_event_ends(enum rdma_cm_event_type event)
  * Follow the state rdma_cm put the QP in; when the connection ended, move
  * it to ERR ourselves (a DREQ from the peer leaves it in RTS until the
  * consumer's rdma_disconnect()), so outstanding WRs flush now.
- * qp->mutex held.
  */
 static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 				 enum rdma_cm_event_type event)
@@ -189,7 +188,7 @@ static struct rdma_restrack_entry *ibpost_cm_hold(struct ibpost_qp *qp,
 	return res;
 }
 
-/* Create the provider's QP through rdma_cm; dev->qp_lock held. */
+/* Create the provider's QP through rdma_cm, for ibpost_qp_new(). */
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct rdma_restrack_entry *res = ibpost_cm_res(qp->cm_id);
@@ -197,6 +196,7 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 	struct ib_qp_attr qa;
 	int ret;
 
+	lockdep_assert_held(&qp->dev->qp_lock);
 	/*
 	 * A device-bound id is tracked: remember where to find it. One that
 	 * is not could be destroyed unseen: refused.
@@ -228,11 +228,12 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 	return 0;
 }
 
-/* Interpose on the cm_id's events; dev->qp_lock held. */
+/* Interpose on the cm_id's events, as ibpost_qp_new() lists the QP. */
 void ibpost_cm_attach(struct ibpost_qp *qp)
 {
 	struct ibpost_qp *old, *tmp;
 
+	lockdep_assert_held(&qp->dev->qp_lock);
 	spin_lock(&ibpost_cm_lock);
 	/*
 	 * A QP whose id rdma_cm destroyed unannounced may still be listed
@@ -251,9 +252,9 @@ void ibpost_cm_attach(struct ibpost_qp *qp)
 }
 
 /*
- * Teardown, qp->mutex held: give a live id its own handler back and
- * destroy the QP through it (rdma_destroy_qp() clears id->qp under
- * rdma_cm's lock); for an id rdma_cm destroyed, destroy the QP directly.
+ * Teardown: give a live id its own handler back and destroy the QP
+ * through it (rdma_destroy_qp() clears id->qp under rdma_cm's lock); for
+ * an id rdma_cm destroyed, destroy the QP directly.
  */
 void ibpost_cm_destroy_qp(struct ibpost_qp *qp)
 {

@@ -39,12 +39,13 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 	q->done_fn = is_send ? qp->attr.send_done : qp->attr.recv_done;
 }
 
-/* Fill a slot for posting; called with q->lock held and room checked. */
+/* Fill the slot at q->head for posting; the caller checked for room. */
 struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 				      bool signaled, bool user_signaled)
 {
 	struct ibpost_slot *slot = &q->slots[q->head & q->mask];
 
+	lockdep_assert_held(&q->lock);
 	slot->cqe.done = q->is_send ? ibpost_send_done : ibpost_recv_done;
 	slot->queue = q;
 	slot->context = context;
@@ -58,11 +59,12 @@ struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 }
 
 /*
- * Undo the newest claims (a post the provider refused); q->lock held. The
- * signal interval counts on from the last WR really queued.
+ * Undo the newest claims (a post the provider refused). The signal
+ * interval counts on from the last WR really queued.
  */
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 {
+	lockdep_assert_held(&q->lock);
 	while (count--) {
 		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
 
@@ -110,7 +112,7 @@ static void ibpost_fill_comp(struct ibpost_comp *comp, void *context,
 
 /*
  * Return @slot's context with @wc, or silently free it when @deliver is
- * false. q->lock is held on entry and released on return.
+ * false. Drops q->lock, taken by the caller, before the callback runs.
  */
 static void ibpost_slot_finish(struct ibpost_queue *q,
 			       struct ibpost_slot *slot, const struct ib_wc *wc,
@@ -122,6 +124,7 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	struct ibpost_mr *orphan = NULL;
 	bool wake = false;
 
+	lockdep_assert_held(&q->lock);
 	if (q->is_send)
 		trace_ibpost_send_comp(q, wc, context, deliver && !sync);
 	else
@@ -234,7 +237,8 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * Return as flushed every WR of @q still posted that @flush selects, and
  * silently reclaim the unsignaled send WRs @reclaim selects (known to have
- * succeeded). q->lock held on entry and on return.
+ * succeeded). Held on entry and on return, q->lock is dropped around
+ * each context returned.
  */
 static void ibpost_queue_walk(struct ibpost_queue *q,
 			      bool (*flush)(const struct ibpost_slot *s),
@@ -248,6 +252,7 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 	/* Only what was posted when the walk began: a callback may repost. */
 	u32 pos, end = q->head;
 
+	lockdep_assert_held(&q->lock);
 	for (pos = q->tail; (s32)(end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
@@ -285,10 +290,13 @@ static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
  * unsignaled send WRs still posted succeeded before it; otherwise their
  * fate is unknown and they are reported flushed. @drop_done (destroy
  * only) also forgets the completions nobody fetched; after a device
- * removal they stay for ibpost_get_*_comp(). No lock held: callbacks run.
+ * removal they stay for ibpost_get_*_comp(). Callbacks run, under
+ * qp->mutex at teardown and RESET, never under dev->qp_lock, which a
+ * callback's ibpost_dereg_mr() takes.
  */
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 {
+	lockdep_assert_not_held(&q->qp->dev->qp_lock);
 	spin_lock_bh(&q->lock);
 	ibpost_queue_walk(q, ibpost_slot_any, drained);
 	/* Completions nobody fetched go away with the QP. */

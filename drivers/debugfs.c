@@ -140,11 +140,12 @@ static int qp_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(qp);
 
-/* Under dev->qp_lock; the device's directory exists until its removal. */
+/* dev->debugfs, under qp_lock, is the device's directory until removal. */
 void ibpost_debugfs_add_qp(struct ibpost_qp *qp)
 {
 	char name[24];
 
+	lockdep_assert_held(&qp->dev->qp_lock);
 	if (!qp->dev->debugfs)
 		return;
 	snprintf(name, sizeof(name), "qp%u", qp->ibqp->qp_num);
@@ -152,7 +153,6 @@ void ibpost_debugfs_add_qp(struct ibpost_qp *qp)
 					  &qp_fops);
 }
 
-/* Under dev->qp_lock. */
 void ibpost_debugfs_remove_qp(struct ibpost_qp *qp)
 {
 	lockdep_assert_held(&qp->dev->qp_lock);

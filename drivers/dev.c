@@ -255,7 +255,7 @@ out_free_dev:
 	return ret;
 }
 
-/* The first QP of @dev removal has not torn down yet; qp_lock held. */
+/* The first QP of @dev that removal has not torn down yet. */
 static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev)
 {
 	struct ibpost_qp *qp;

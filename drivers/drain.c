@@ -83,8 +83,8 @@ static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 }
 
 /*
- * Under qp->mutex, with qp->dead set or the QP known to be in ERR, so no
- * post reaches the provider beside the markers. Callbacks run meanwhile.
+ * With qp->dead set or the QP known to be in ERR, so that no post reaches
+ * the provider beside the markers. Callbacks run meanwhile.
  * Return: true when both queues drained.
  */
 bool ibpost_drain(struct ibpost_qp *qp)

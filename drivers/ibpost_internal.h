@@ -19,6 +19,91 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ibpost.h>
 
+/*
+ * Locking. The locks, outermost first: each is taken only under locks
+ * above it in this list, never under one below it.
+ *
+ *   ibpost_client_mutex (dev.c)  mutex: the client list; device add and
+ *                                remove; the debugfs "devices" file
+ *   qp->mutex                    mutex: one QP's state changes, teardown
+ *                                and DIRECT polling (a lockdep class per
+ *                                QP, see ibpost_qp_new())
+ *   dev->qp_lock                 mutex: dev->qps, the device's provider
+ *                                objects, releasing its MRs
+ *   q->lock (qp->sq, qp->rq)     spinlock: one work queue's ring; taken
+ *                                with interrupts off by the post path
+ *                                (see post.c), with bottom halves off
+ *                                elsewhere; never in hard IRQ context
+ *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
+ *
+ * Two leaves, under which no other lock is taken:
+ *
+ *   ibpost_dev_lock (dev.c)      spinlock, interrupts off: the device
+ *                                list and names, for lookups from any
+ *                                context
+ *   ibpost_cm_lock (cm.c)        spinlock: ibpost_cm_qps and the cm_ids'
+ *                                event handlers
+ *
+ * The nestings the code has:
+ *
+ *   ibpost_client_mutex -> ibpost_dev_lock   device add, remove, listing
+ *   ibpost_client_mutex -> dev->qp_lock      removal's debugfs removal
+ *   ibpost_client_mutex -> qp->mutex and below: ibpost_client callbacks
+ *                        may create, connect and destroy QPs, register
+ *                        and deregister MRs, post
+ *   qp->mutex -> dev->qp_lock    teardown; a DIRECT callback's dereg
+ *   qp->mutex -> q->lock         state changes, teardown, flushes
+ *   qp->mutex -> ibpost_cm_lock  ibpost_cm_destroy_qp()
+ *   qp->mutex -> another QP's qp->mutex: ibpost_qp_connect_loopback()
+ *                        (address order); a callback under one QP's
+ *                        mutex polling another or moving it to ERR
+ *   dev->qp_lock -> q->lock        ibpost_dereg_mr(), debugfs "stats"
+ *   dev->qp_lock -> dev->mr_lock   MR allocation, release, dereg
+ *   dev->qp_lock -> ibpost_cm_lock ibpost_cm_attach() at QP creation
+ *   q->lock -> dev->mr_lock        the post path's ibpost_mr_lookup()
+ *
+ * The queue locks share one lockdep class: no two are ever held
+ * together. Device removal drops dev->qp_lock before each QP's
+ * teardown, so dev->qp_lock is never held while qp->mutex is taken. A
+ * callback run under qp->mutex by its own QP's polling (qp->poller ==
+ * current) does not take it again: ibpost_qp_modify(), ibpost_poll()
+ * and the MR waits check qp->poller; ibpost_poll() and
+ * ibpost_qp_to_err() only try it.
+ *
+ * Callbacks and work items, their context and the locks held:
+ *
+ *   consumer send_done/recv_done: never under q->lock, dev->qp_lock or
+ *     dev->mr_lock (the slot is released first). From the CQ's own
+ *     context (IB_POLL_SOFTIRQ: softirq; IB_POLL_WORKQUEUE and
+ *     IB_POLL_UNBOUND_WORKQUEUE: ib_core's work item) with no ibpost
+ *     lock; for IB_POLL_DIRECT, inside ibpost_poll() and ibpost's own
+ *     waits (MR (de)registration, drain), under qp->mutex; from
+ *     qp->flush_work with no lock (bottom halves off for
+ *     IB_POLL_SOFTIRQ); from ibpost_queue_flush() at teardown and RESET,
+ *     under qp->mutex, and under ibpost_client_mutex too when a consumer
+ *     destroys a QP from its ibpost_client callback. A softirq callback
+ *     may run on the stack of a task that holds dev->qp_lock (softirqs
+ *     run at spin_unlock_bh()); it cannot sleep, so never waits for it.
+ *   ibpost_client add/remove: process context, under
+ *     ibpost_client_mutex only. At remove the device is already marked
+ *     IBPOST_DEV_REMOVING and unlisted, its QPs still up: they are torn
+ *     down after every remove returned, without ibpost_client_mutex.
+ *   ibpost_cm_handler() (rdma_cm events): rdma_cm's process context,
+ *     with the id's handler mutex held; takes ibpost_cm_lock, then,
+ *     after dropping it, qp->mutex; calls the consumer's handler with
+ *     neither held.
+ *   CQ handlers: ibpost_send_done() and ibpost_recv_done() take q->lock
+ *     with bottom halves off and drop it before the consumer's callback;
+ *     ibpost_marker_done() and ibpost_sink_reg_done() take no lock.
+ *   qp->flush_work (system_wq): no lock; waited for under qp->mutex by
+ *     teardown and RESET, so its callbacks must not wait for that QP's
+ *     qp->mutex.
+ *   q->sink_work (system_wq): takes q->lock; flushed under qp->mutex at
+ *     teardown.
+ *   mr->release_work (ibpost_mr_wq): takes dev->qp_lock, then
+ *     dev->mr_lock.
+ */
+
 /* dev->flags */
 enum {
 	IBPOST_DEV_REMOVING,	/* remove started: no new QPs, posts -ENODEV */
@@ -164,9 +249,9 @@ enum ibpost_slot_state {
  * @synthetic: not given to the provider (the QP is in ERR): ibpost
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
+ * @nmr: number of entries in @mrs
  * @sync: an internal WR (memory registration): its completion wakes a
  *        waiter and is never shown to the consumer
- * @nmr: number of entries in @mrs
  * @mrs: the MRs the WR's SGEs reference (users counted)
  * @caller_wr: the caller's own WR this slot was copied from, valid only
  *             during the post call (for *bad_wr)
@@ -255,7 +340,6 @@ struct ibpost_sink {
  * @sink_max_len: the longest READ one sink maps
  * @sink_work: revokes the keys of dirty sinks (see sink.c)
  */
-
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
 	struct ibpost_qp *qp;
@@ -333,6 +417,17 @@ struct ibpost_marker {
  * @drain_ah: UD only: an address handle for the send queue's drain marker
  * @sq_marker: the drain marker of the send queue
  * @rq_marker: the drain marker of the receive queue
+ * @qpn: the provider QP's number, kept for log lines and trace events
+ *       after @ibqp is gone
+ * @caller: the module credited in restrack for the QP and its CQs
+ * @cm_id: ibpost_qp_create_cm() only: the rdma_cm_id, NULL once detached
+ *         (cleared under ibpost_cm_lock); never trusted at teardown,
+ *         see cm.c
+ * @cm_res_id: @cm_id's restrack id, to tell whether the id still exists
+ * @cm_tracked: @cm_res_id is valid (rdma_cm tracked the id)
+ * @cm_handler: the consumer's event handler of @cm_id, which ibpost's
+ *              own handler calls on
+ * @cm_node: entry in cm.c's list of QPs on a cm_id, under ibpost_cm_lock
  */
 struct ibpost_qp {
 	refcount_t ref;
@@ -357,10 +452,6 @@ struct ibpost_qp {
 	struct ibpost_marker rq_marker;
 	u32 qpn;
 	const char *caller;
-	/*
-	 * ibpost_qp_create_cm(): the cm_id, its restrack id (to tell whether
-	 * the id still exists, see cm.c) and its consumer's handler.
-	 */
 	struct rdma_cm_id *cm_id;
 	u32 cm_res_id;
 	bool cm_tracked;
@@ -372,8 +463,8 @@ struct ibpost_qp {
 void ibpost_dev_release(struct kref *ref);
 int ibpost_client_init(void);
 void ibpost_client_exit(void);
-struct seq_file;
 void ibpost_show_devs(struct seq_file *m);
+struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
 
 /* qp.c */
 struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
@@ -385,13 +476,12 @@ void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
 void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
 			   enum ib_qp_state to);
 int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
+int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
 
 /* cm.c */
-struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
 void ibpost_cm_attach(struct ibpost_qp *qp);
 void ibpost_cm_destroy_qp(struct ibpost_qp *qp);
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
-int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
 
 /* comp.c */
 void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
@@ -433,11 +523,13 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr,
 			 struct ibpost_mr **mrs);
 void ibpost_flush_work(struct work_struct *work);
+void ibpost_stats_refused(struct ibpost_stats *st, int err);
+void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
 
 /*
- * Test hooks: points where the KUnit suites widen a race window or
- * simulate a provider's refusal. Compiled only into test builds (a kernel
- * with CONFIG_KUNIT); elsewhere they cost nothing.
+ * hooks.c: test hooks, points where the KUnit suites widen a race window
+ * or simulate a provider's refusal. Compiled only into test builds (a
+ * kernel with CONFIG_KUNIT); elsewhere they cost nothing.
  */
 enum ibpost_hook {
 	IBPOST_HOOK_REG_CHECKED,	/* a registration passed its checks */
@@ -487,7 +579,5 @@ void ibpost_debugfs_add_dev(struct ibpost_dev *dev);
 void ibpost_debugfs_remove_dev(struct ibpost_dev *dev);
 void ibpost_debugfs_add_qp(struct ibpost_qp *qp);
 void ibpost_debugfs_remove_qp(struct ibpost_qp *qp);
-void ibpost_stats_refused(struct ibpost_stats *st, int err);
-void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
 
 #endif /* _IBPOST_INTERNAL_H */

@@ -45,7 +45,7 @@ static bool ibpost_buf_ok(void *buf, size_t len)
 	return true;
 }
 
-/* The provider side of a remotely accessible MR; dev->qp_lock held. */
+/* The provider side of a remotely accessible MR. */
 static int ibpost_mr_alloc_remote(struct ibpost_mr *mr, const char *caller)
 {
 	u32 npages = DIV_ROUND_UP(offset_in_page(mr->buf) + mr->len, PAGE_SIZE);
@@ -139,7 +139,7 @@ static void ibpost_mr_unrevoke(struct ibpost_mr *mr)
 	spin_unlock_bh(&mr->dev->mr_lock);
 }
 
-/* Release the provider resources once; dev->qp_lock held, device alive. */
+/* Release the provider resources once, while the device is alive. */
 static void ibpost_mr_release(struct ibpost_mr *mr)
 {
 	lockdep_assert_held(&mr->dev->qp_lock);
@@ -454,7 +454,7 @@ static bool ibpost_mr_covers(const struct ibpost_mr *mr,
 
 /*
  * The live MR of @dev that holds @sge, with a user counted, or NULL.
- * Called from the post path with a queue lock held.
+ * Only from ibpost_mr_find(), under the queue's lock (asserted there).
  */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge)
@@ -496,13 +496,14 @@ static bool ibpost_mr_get_live(struct ibpost_mr *mr)
  * ibpost_mr_get_live(): when dereg revoked it, the post looks the MR up
  * again under the device's lock, where it is gone or, the dereg having
  * failed, back. Dereg clears every queue's hit under that queue's lock
- * before freeing the MR. @q->lock held.
+ * before freeing the MR.
  */
 struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
 				 const struct ib_sge *sge)
 {
 	struct ibpost_mr *mr = q->mr_hit;
 
+	lockdep_assert_held(&q->lock);
 	if (mr && ibpost_mr_covers(mr, sge) && ibpost_mr_get_live(mr))
 		return mr;
 	mr = ibpost_mr_lookup(q->qp->dev, sge);
@@ -513,10 +514,11 @@ struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
 /*
  * A post names @mr itself (the seed operations): count a user on it when
  * it belongs to @q's device and is not being deregistered, with the same
- * ordering against ibpost_dereg_mr() as ibpost_mr_find(). @q->lock held.
+ * ordering against ibpost_dereg_mr() as ibpost_mr_find().
  */
 struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
 {
+	lockdep_assert_held(&q->lock);
 	if (!mr || mr->dev != q->qp->dev || !ibpost_mr_get_live(mr))
 		return NULL;
 	return mr;
@@ -706,7 +708,7 @@ void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n)
 
 /*
  * A QP is going away: MRs registered through it can no longer use it.
- * Under dev->qp_lock, which ibpost_dereg_mr() holds to read mr->qp.
+ * ibpost_dereg_mr() reads mr->qp under dev->qp_lock, held here too.
  */
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp)
 {
@@ -722,9 +724,9 @@ void ibpost_mrs_forget_qp(struct ibpost_qp *qp)
 }
 
 /*
- * Device removal, after the QPs are gone, under dev->qp_lock: release
- * every MR's provider resources, those being registered or deregistered
- * included (they are listed until released).
+ * Device removal, after the QPs are gone: release every MR's provider
+ * resources, those being registered or deregistered included (they are
+ * listed until released).
  */
 void ibpost_dev_release_mrs(struct ibpost_dev *dev)
 {

@@ -322,7 +322,7 @@ static void ibpost_submit_synthetic(struct ibpost_qp *qp,
 }
 
 /*
- * Common tail of both post paths, q->lock held: hand the claimed slots
+ * Common tail of both post paths: hand the claimed slots
  * [@start, @start + @n) to the provider, or to the flush worker when the
  * QP is in ERR. Return: how many were queued, with *@ret the provider's
  * error and *@bad_wr the caller's refused WR when fewer than @n.
@@ -352,6 +352,7 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 	u32 done;
 	int pret, i;
 
+	lockdep_assert_held(&q->lock);
 	if (!n)
 		return 0;
 	if (qp->state == IB_QPS_ERR) {

@@ -627,8 +627,9 @@ void ibpost_qp_put(struct ibpost_qp *qp)
  * Tear the provider's side of a QP down, once: move it to ERR, drain,
  * destroy the QP and its CQs, and return every context the provider did
  * not. @removal: the device is going away; completions nobody fetched
- * stay for ibpost_get_*_comp(). Takes qp->mutex; callbacks run without
- * any other ibpost lock held.
+ * stay for ibpost_get_*_comp(). Takes qp->mutex, under which callbacks
+ * run; never under dev->qp_lock, but under ibpost_client_mutex when the
+ * consumer destroys the QP from its ibpost_client callback.
  */
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 {
@@ -713,7 +714,7 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 
 /*
- * On the way to RESET, qp->mutex held: move the QP to ERR and drain it,
+ * On the way to RESET: move the QP to ERR and drain it,
  * so that every outstanding context comes back (IB_WC_WR_FLUSH_ERR), then
  * leave the ring empty for a later RESET->RTS. Posts meanwhile are flushed
  * by ibpost (the QP is in ERR). A drain that does not finish leaves the

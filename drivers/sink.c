@@ -152,7 +152,7 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 /*
  * @slot's READ did not succeed, or was not queued while its REG_MR was:
  * its sink's key may be valid over the READ's buffer. Keep the buffer
- * pinned and have the work item revoke the key (see above). q->lock held.
+ * pinned and have the work item revoke the key (see above).
  */
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
 {
@@ -175,8 +175,8 @@ bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr)
 }
 
 /*
- * Register the sink of the READ @wr for the slot at q->head; q->lock held,
- * the WR checked. Return: 0, or -EINVAL when the sink does not map.
+ * Register the sink of the READ @wr for the slot at q->head, the WR
+ * checked. Return: 0, or -EINVAL when the sink does not map.
  */
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr)
 {
@@ -234,7 +234,7 @@ struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
 /*
  * The slot a refused WR of the provider's chain belongs to. A READ refused
  * after its REG_MR was taken leaves that registration behind: its sink is
- * dirty (q->lock held).
+ * dirty.
  */
 struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
 					 const struct ib_send_wr *bad)
@@ -243,6 +243,7 @@ struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
 	const struct ibpost_sink *s;
 	struct ibpost_slot *slot;
 
+	lockdep_assert_held(&q->lock);
 	if (q->sinks && (const void *)bad >= (const void *)q->sinks &&
 	    (const void *)bad < (const void *)end) {
 		s = container_of(bad, struct ibpost_sink, reg.wr);
