@@ -13,7 +13,8 @@
 #include <linux/completion.h>
 #include <linux/workqueue.h>
 #include <linux/scatterlist.h>
-#include <linux/jump_label.h>
+#include <linux/fault-inject.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/refcount.h>
 #include <rdma/rdma_cm.h>
@@ -560,17 +561,36 @@ static inline int ibpost_hook(enum ibpost_hook point, void *obj)
 #endif
 
 /* fault.c */
-DECLARE_STATIC_KEY_FALSE(ibpost_fault_key);
+void ibpost_fault_init(struct dentry *root);
+void ibpost_fault_exit(void);
+
+#ifdef CONFIG_FAULT_INJECTION
+extern struct fault_attr ibpost_fail_attr;
 int __ibpost_fault_check(void);
+
+/*
+ * 0, or the errno an injected fault refuses the WR at hand with. The gate
+ * repeats the first exits of should_fail() (6.1 and 6.12 alike), which
+ * change nothing: no fail-nth pending for the task, then probability 0 or
+ * times 0. Skipping the call there is exact, and costs two loads from one
+ * read-mostly line plus in_task() and current->fail_nth: no call, lock or
+ * atomic operation. A static key cannot stand in for it: the framework's
+ * debugfs files write the attribute directly, with no hook to flip a key.
+ */
 static inline int ibpost_fault_check(void)
 {
-	if (static_branch_unlikely(&ibpost_fault_key))
+	if (unlikely(READ_ONCE(ibpost_fail_attr.probability) &&
+		     atomic_read(&ibpost_fail_attr.times)) ||
+	    unlikely(in_task() && READ_ONCE(current->fail_nth)))
 		return __ibpost_fault_check();
 	return 0;
 }
-
-void ibpost_fault_init(struct dentry *root);
-void ibpost_fault_exit(void);
+#else
+static inline int ibpost_fault_check(void)
+{
+	return 0;
+}
+#endif
 
 /* debugfs.c */
 void ibpost_debugfs_init(void);

@@ -260,14 +260,29 @@ sc_removal_under_traffic() {
 		listed rxe0
 }
 
-# The fault-injection file: root only, parses "N ERRNO", refuses nonsense.
-sc_fault_inject_file() {
-	f=/sys/kernel/debug/ibpost/fault_inject
-	[ "$(stat -c %a $f)" = 600 ] || return 1
-	echo "7 5" > $f && grep -q "^armed 7 errno 5 " $f || return 1
-	! echo "3 0" > $f 2>/dev/null || return 1
-	! echo "x" > $f 2>/dev/null || return 1
-	echo 0 > $f && grep -q "^armed 0 " $f
+# Fault injection, on a kernel with CONFIG_FAULT_INJECTION (it has
+# /proc/self/fail-nth): fail_ibpost/ holds the framework's knobs and
+# ibpost's errno, root only, disarmed and -EIO at load; errno takes a
+# negative errno only. A stock kernel has no fail_ibpost/. Neither has the
+# old fault_inject file.
+sc_fail_ibpost_files() {
+	d=/sys/kernel/debug/ibpost/fail_ibpost
+	[ -e /sys/kernel/debug/ibpost/devices ] &&
+		[ ! -e /sys/kernel/debug/ibpost/fault_inject ] || return 1
+	if [ ! -e /proc/self/fail-nth ]; then
+		[ ! -e $d ]
+		return
+	fi
+	for f in probability interval times space verbose task-filter errno; do
+		[ "$(stat -c %a $d/$f)" = 600 ] || return 1
+	done
+	[ "$(cat $d/probability)" = 0 ] && [ "$(cat $d/errno)" = -5 ] ||
+		return 1
+	echo -12 > $d/errno && [ "$(cat $d/errno)" = -12 ] || return 1
+	for e in 12 0 -4095 x; do
+		! echo $e > $d/errno 2>/dev/null || return 1
+	done
+	[ "$(cat $d/errno)" = -12 ] && echo -5 > $d/errno
 }
 
 # The KTAP header of a KUnit module's suites. 6.12 prints it itself when
@@ -296,7 +311,7 @@ sc_device_scenarios() {
 	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
 	sc_result reload_3_times sc_reload_3_times
 	sc_result load_before_device sc_load_before_device
-	sc_result fault_inject_file sc_fault_inject_file
+	sc_result fail_ibpost_files sc_fail_ibpost_files
 	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
 }
 

@@ -232,7 +232,7 @@ figures() {
 	echo "WRs concurrently: $(s | awk '/^ibpost_stress: /{n+=$2; l+=$NF} END{print n" posted by 4 threads + receiver, contexts lost " l}')"
 	echo "removal cycles:   $(s | grep -c '^ibpost-removal: cycle .* posted')" \
 		"($(s | awk '/^ibpost-removal: cycle/{p+=$6; r+=$8} END{print p" contexts posted, " p-r " lost"}'))"
-	echo "faults injected:  $(s | grep -c 'fault_inject: refusing a WR')"
+	echo "faults injected:  $(s | grep -c 'fail_ibpost: refusing a WR')"
 	echo "kernel reports:   $(grep -cE "$REPORTS" "$console")"
 }
 

@@ -265,8 +265,4 @@ int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies);
 int ibpost_poll(struct ibpost_qp *qp, int budget);
 
-/* ---- Testing consumers' error paths ----------------------------------- */
-
-int ibpost_fault_inject(unsigned int nth, int err);
-
 #endif /* _RDMA_IBPOST_H */
