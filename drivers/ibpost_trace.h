@@ -5,9 +5,10 @@
  *   echo 1 > /sys/kernel/tracing/events/ibpost/enable
  *
  * QPs are named by their QP number and CQs by their restrack id, the
- * "lqpn" and "cqn" columns of ``rdma resource show qp`` and ``cq``.
- * Contexts are printed as hashed pointers, the same for a post and its
- * completion.
+ * "lqpn" and "cqn" columns of ``rdma resource show qp`` and ``cq``; both
+ * are a device's own, and ibpost_qp_create names the device of a QP and
+ * its CQs' ids. Contexts are printed as hashed pointers, the same for a
+ * post and its completion.
  *
  * Following one WR. Every WR ibpost queues has a completion id, printed
  * "cq.id=C cid=P" as xprtrdma prints its struct rpc_rdma_cid: C is the

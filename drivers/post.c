@@ -507,8 +507,8 @@ static int ibpost_post_end(struct ibpost_post *p, const void *stop,
  *       as the seed operations know them, pinned rather than looked up;
  *       NULL: each SGE's MR is looked up by its address and lkey
  * @sync: NULL for a consumer's chain; for ibpost's own WR (a memory
- *        registration or invalidation) its waiter, whose reference the
- *        posted slot takes over: the WR may use ibpost's opcodes
+ *        registration or invalidation) its waiter, holding a reference
+ *        the queued slot takes over: the WR may use ibpost's opcodes
  *        (IB_WR_REG_MR, IB_WR_LOCAL_INV), is always signaled, is never
  *        refused by fault injection, and its completion wakes @sync
  *        instead of reaching the consumer
