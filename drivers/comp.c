@@ -54,7 +54,7 @@ struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
 	slot->user_signaled = user_signaled;
 	slot->synthetic = false;
 	slot->sink = false;
-	q->head++;
+	slot->pos = q->head++;
 	return slot;
 }
 
@@ -112,7 +112,8 @@ static void ibpost_fill_comp(struct ibpost_comp *comp, void *context,
 
 /*
  * Return @slot's context with @wc, or silently free it when @deliver is
- * false. Drops q->lock, taken by the caller, before the callback runs.
+ * false; the caller has emitted the completion's trace event. q->lock is
+ * held on entry and released on return.
  */
 static void ibpost_slot_finish(struct ibpost_queue *q,
 			       struct ibpost_slot *slot, const struct ib_wc *wc,
@@ -125,10 +126,6 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	bool wake = false;
 
 	lockdep_assert_held(&q->lock);
-	if (q->is_send)
-		trace_ibpost_send_comp(q, wc, context, deliver && !sync);
-	else
-		trace_ibpost_recv_comp(q, wc, context, deliver);
 	/*
 	 * Its sink's key outlives a READ that did not succeed (sink.c);
 	 * once the sinks are freed with the QP, their keys are gone.
@@ -196,6 +193,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
 	struct ibpost_queue *q = slot->queue;
 	u32 pos, idx = slot - q->slots;
+	bool deliver;
 
 	ibpost_log_wc(q, wc);
 	spin_lock_bh(&q->lock);
@@ -214,13 +212,15 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			break;
 		if (s->state == IBPOST_SLOT_POSTED && !s->signaled &&
 		    !s->synthetic) {
+			trace_ibpost_send_reclaim(q, s, slot->pos);
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
 		}
 	}
-	ibpost_slot_finish(q, slot, wc,
-			   slot->user_signaled || wc->status != IB_WC_SUCCESS);
+	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
+	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
+	ibpost_slot_finish(q, slot, wc, deliver);
 }
 
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -231,6 +231,7 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ibpost_log_wc(q, wc);
 	spin_lock_bh(&q->lock);
+	trace_ibpost_recv_comp(q, slot, wc, true);
 	ibpost_slot_finish(q, slot, wc, true);
 }
 
@@ -260,6 +261,7 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 			continue;
 		/* A synthetic WR never reached the provider: always a flush. */
 		if (reclaim && q->is_send && !s->signaled && !s->synthetic) {
+			trace_ibpost_send_reclaim_drained(q, s, end);
 			ibpost_slot_release(s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
@@ -268,6 +270,10 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 		if (!flush(s))
 			continue;
 		wc.wr_cqe = &s->cqe;
+		if (q->is_send)
+			trace_ibpost_send_flush(q, s, !s->sync);
+		else
+			trace_ibpost_recv_flush(q, s, true);
 		ibpost_slot_finish(q, s, &wc, true);
 		spin_lock_bh(&q->lock);
 		pos = q->tail - 1;	/* the ring moved: rescan from the tail */

@@ -16,6 +16,7 @@
 
 #include <linux/module.h>
 #include "ibpost_internal.h"
+#include "ibpost_trace.h"
 
 static unsigned int drain_timeout_ms = 10000;
 module_param(drain_timeout_ms, uint, 0644);
@@ -83,29 +84,23 @@ static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 }
 
 /*
- * With qp->dead set or the QP known to be in ERR, so that no post reaches
- * the provider beside the markers. Callbacks run meanwhile.
- * Return: true when both queues drained.
+ * Post @qp's marker on one queue and wait for it. Return: 0 when it came
+ * back, -ETIMEDOUT when not in time, or why the provider refused it.
  */
-bool ibpost_drain(struct ibpost_qp *qp)
+static int ibpost_marker_drain(struct ibpost_qp *qp, bool send)
 {
-	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct ib_ud_wr swr = {};
 	struct ib_recv_wr rwr = {};
-	bool sq_ok = false, rq_ok = false;
 	int ret;
 
-	lockdep_assert_held(&qp->mutex);
-	reinit_completion(&qp->sq_marker.done);
-	reinit_completion(&qp->rq_marker.done);
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
-	if (ret) {
-		ibdev_warn(qp->dev->ibdev,
-			   "ibpost: QP %u cannot be moved to ERR: %d\n",
-			   qp->ibqp->qp_num, ret);
-		return false;
+	if (!send) {
+		rwr.wr_cqe = &qp->rq_marker.cqe;
+		ret = ib_post_recv(qp->ibqp, &rwr, NULL);
+		if (ret)
+			return ret;
+		return ibpost_marker_wait(qp->rq.cq, &qp->rq_marker) ?
+		       0 : -ETIMEDOUT;
 	}
-
 	swr.wr.wr_cqe = &qp->sq_marker.cqe;
 	swr.wr.send_flags = IB_SEND_SIGNALED;
 	if (qp->attr.qp_type == IB_QPT_UD) {
@@ -117,18 +112,42 @@ bool ibpost_drain(struct ibpost_qp *qp)
 		swr.wr.opcode = IB_WR_RDMA_WRITE;
 	}
 	ret = ib_post_send(qp->ibqp, &swr.wr, NULL);
-	if (!ret)
-		sq_ok = ibpost_marker_wait(qp->sq.cq, &qp->sq_marker);
+	if (ret)
+		return ret;
+	return ibpost_marker_wait(qp->sq.cq, &qp->sq_marker) ? 0 : -ETIMEDOUT;
+}
 
-	rwr.wr_cqe = &qp->rq_marker.cqe;
-	ret = ib_post_recv(qp->ibqp, &rwr, NULL);
-	if (!ret)
-		rq_ok = ibpost_marker_wait(qp->rq.cq, &qp->rq_marker);
+/*
+ * Under qp->mutex, with qp->dead set or the QP known to be in ERR, so no
+ * post reaches the provider beside the markers. Callbacks run meanwhile.
+ * Traced as ibpost_drain_start and ibpost_drain_end (each queue's
+ * outcome). Return: true when both queues drained.
+ */
+bool ibpost_drain(struct ibpost_qp *qp)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	int ret, sq, rq;
 
-	if (!sq_ok || !rq_ok)
+	lockdep_assert_held(&qp->mutex);
+	trace_ibpost_drain_start(qp);
+	reinit_completion(&qp->sq_marker.done);
+	reinit_completion(&qp->rq_marker.done);
+	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
+	if (ret) {
+		ibdev_warn(qp->dev->ibdev,
+			   "ibpost: QP %u cannot be moved to ERR: %d\n",
+			   qp->ibqp->qp_num, ret);
+		trace_ibpost_drain_end(qp, ret, ret);
+		return false;
+	}
+
+	sq = ibpost_marker_drain(qp, true);
+	rq = ibpost_marker_drain(qp, false);
+	trace_ibpost_drain_end(qp, sq, rq);
+	if (sq || rq)
 		ibdev_warn(qp->dev->ibdev,
 			   "ibpost: QP %u did not drain (send %s, recv %s); returning its contexts as flushed\n",
-			   qp->ibqp->qp_num, sq_ok ? "ok" : "stuck",
-			   rq_ok ? "ok" : "stuck");
-	return sq_ok && rq_ok;
+			   qp->ibqp->qp_num, sq ? "stuck" : "ok",
+			   rq ? "stuck" : "ok");
+	return !sq && !rq;
 }

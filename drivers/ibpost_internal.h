@@ -258,6 +258,8 @@ enum ibpost_slot_state {
  *             during the post call (for *bad_wr)
  * @since_before: the queue's since_signal before this slot was claimed,
  *                restored when the provider refuses it
+ * @pos: the free-running ring position the slot was claimed at: with the
+ *       CQ's restrack id, the WR's completion id in the trace events
  * @wr: the copy of the caller's WR handed to the provider
  * @comp: the completion, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
@@ -276,6 +278,7 @@ struct ibpost_slot {
 	struct ibpost_mr **mrs;
 	const void *caller_wr;
 	u32 since_before;
+	u32 pos;
 	union {
 		struct ib_recv_wr recv;
 		struct ib_send_wr send;
@@ -515,6 +518,34 @@ void ibpost_mr_release_orphan(struct ibpost_mr *mr);
 int ibpost_mr_init(void);
 void ibpost_mr_exit(void);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
+
+/*
+ * The rules a post checks a WR against, named by the refusal trace events
+ * (ibpost_post_send_err, ibpost_post_recv_err); ibpost_trace.h lists
+ * them again, for TRACE_DEFINE_ENUM() and ibpost_show_rule().
+ */
+enum ibpost_rule {
+	IBPOST_RULE_NONE,		/* no rule broken */
+	IBPOST_RULE_NOT_CONNECTED,	/* the QP's state */
+	IBPOST_RULE_DEVICE_GONE,
+	IBPOST_RULE_BAD_OPCODE,		/* for the QP type or device */
+	IBPOST_RULE_BAD_FLAGS,
+	IBPOST_RULE_TOO_MANY_SGES,
+	IBPOST_RULE_NO_SG_LIST,		/* num_sge without sg_list */
+	IBPOST_RULE_INLINE_OPCODE,	/* inline on an opcode without */
+	IBPOST_RULE_INLINE_TOO_LONG,
+	IBPOST_RULE_READ_SGES,		/* max_sge_rd; iWARP: one */
+	IBPOST_RULE_READ_FENCED,	/* iWARP */
+	IBPOST_RULE_READ_TOO_LONG,	/* iWARP: one sink registration */
+	IBPOST_RULE_READ_SINK,		/* iWARP: the slot's sink unusable */
+	IBPOST_RULE_ATOMIC_MALFORMED,
+	IBPOST_RULE_UD_NO_AH,
+	IBPOST_RULE_AH_OTHER_DEVICE,
+	IBPOST_RULE_SGE_OUTSIDE_MR,	/* or its MR of another device */
+	IBPOST_RULE_NO_SLOT,
+	IBPOST_RULE_FAULT_INJECTED,
+	IBPOST_RULE_PROVIDER,		/* the provider refused it */
+};
 
 /* post.c */
 int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,

@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include "ibpost_internal.h"
+#include "ibpost_trace.h"
 
 static void ibpost_mr_release_work(struct work_struct *work);
 
@@ -193,8 +194,10 @@ struct ibpost_mr *ibpost_reg_msgs(struct ibpost_dev *dev, void *buf,
 	if (!dev)
 		return ERR_PTR(-EINVAL);
 	mr = ibpost_mr_alloc(dev, buf, len, IB_ACCESS_LOCAL_WRITE, NULL);
-	if (!IS_ERR(mr))
-		ibpost_mr_unrevoke(mr);
+	if (IS_ERR(mr))
+		return mr;
+	ibpost_mr_unrevoke(mr);
+	trace_ibpost_mr_reg(mr, 0, 0, 0);
 	return mr;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_reg_msgs, IBPOST_NS);
@@ -399,6 +402,7 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 	mutex_unlock(&dev->qp_lock);
 	ret = ibpost_post_sync(qp, &reg.wr, mr, &orphaned);
 	ibpost_hook(IBPOST_HOOK_REG_POSTED, mr);
+	/* Its WR's completion frees it: its REG_MR's events tell the rest. */
 	if (orphaned)
 		return ERR_PTR(ret);
 	if (ret)
@@ -414,9 +418,11 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 	mr->qp = qp;
 	mutex_unlock(&dev->qp_lock);
 	ibpost_mr_unrevoke(mr);
+	trace_ibpost_mr_reg(mr, qp->qpn, reg.key, 0);
 	return mr;
 
 out_destroy:
+	trace_ibpost_mr_reg(mr, qp->qpn, reg.key, ret);
 	ibpost_mr_destroy(mr);
 	return ERR_PTR(ret);
 }
@@ -563,6 +569,9 @@ static int ibpost_mr_invalidate(struct ibpost_mr *mr, struct ibpost_qp *qp,
 	if (READ_ONCE(qp->dead) || READ_ONCE(qp->state) != IB_QPS_RTS)
 		return 0;
 	ret = ibpost_post_sync(qp, &inv, mr, &orphaned);
+	/* Orphaned, @mr is its WR's: the LOCAL_INV's events tell the rest. */
+	if (!orphaned)
+		trace_ibpost_mr_invalidate(mr, qp->qpn, rkey, ret);
 	if (ret == -EWOULDBLOCK)
 		return ret;
 	if (ret)
@@ -599,7 +608,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 {
 	struct ibpost_qp *qp = NULL;
 	struct ibpost_dev *dev;
-	u32 rkey = 0;
+	u32 rkey = 0, qpn = 0;
 	int ret;
 
 	might_sleep();
@@ -617,6 +626,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 		mutex_unlock(&dev->qp_lock);
 		pr_debug("dereg_mr: %d posted SGEs still use the MR\n",
 			 atomic_read(&mr->users));
+		trace_ibpost_mr_dereg(mr, 0, 0, -EBUSY);
 		return -EBUSY;
 	}
 	spin_unlock_bh(&dev->mr_lock);
@@ -634,15 +644,18 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 
 	ibpost_hook(IBPOST_HOOK_DEREG_REVOKED, mr);
 	if (qp) {
+		qpn = qp->qpn;
 		ret = ibpost_mr_invalidate(mr, qp, rkey);
 		ibpost_qp_put(qp);
 		if (ret == -EWOULDBLOCK) {
 			ibpost_mr_unrevoke(mr);
+			trace_ibpost_mr_dereg(mr, qpn, rkey, ret);
 			return ret;
 		}
 		if (ret)	/* the WR's completion releases it */
 			return -ETIMEDOUT;
 	}
+	trace_ibpost_mr_dereg(mr, qpn, rkey, 0);
 	ibpost_mr_destroy(mr);
 	return 0;
 }

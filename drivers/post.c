@@ -137,98 +137,112 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 /*
  * A READ's sink SGEs: at most the device's max_sge_rd (0: no limit of its
  * own), and on iWARP exactly one, the tagged READ response's target.
+ * Return: the rule @wr breaks, or IBPOST_RULE_NONE.
  */
-static bool ibpost_read_sges_bad(struct ibpost_qp *qp,
-				 const struct ib_send_wr *wr)
+static enum ibpost_rule ibpost_read_check(struct ibpost_qp *qp,
+					  const struct ib_send_wr *wr)
 {
 	u32 max = qp->dev->ibdev->attrs.max_sge_rd ?: U32_MAX;
 
 	if (wr->num_sge > max) {
 		pr_warn_ratelimited("post_send: a READ takes at most %u SGEs on %s (max_sge_rd), not %d\n",
 				    max, qp->dev->name, wr->num_sge);
-		return true;
+		return IBPOST_RULE_READ_SGES;
 	}
 	if (ibpost_dev_iwarp(qp->dev) && wr->num_sge != 1) {
 		pr_warn_ratelimited("post_send: an iWARP READ needs one sink SGE, not %d\n",
 				    wr->num_sge);
-		return true;
+		return IBPOST_RULE_READ_SGES;
 	}
 	/* siw cannot fence a READ: it would stop its send queue for good. */
 	if (ibpost_dev_iwarp(qp->dev) && (wr->send_flags & IB_SEND_FENCE)) {
 		pr_warn_ratelimited("post_send: an iWARP READ cannot be fenced\n");
-		return true;
+		return IBPOST_RULE_READ_FENCED;
 	}
 	/* Never split (one context, one READ): one sink registration. */
 	if (qp->sq.sinks && wr->sg_list[0].length > qp->sq.sink_max_len) {
 		pr_warn_ratelimited("post_send: an iWARP READ of %u bytes exceeds the %u one sink registration maps\n",
 				    wr->sg_list[0].length, qp->sq.sink_max_len);
-		return true;
+		return IBPOST_RULE_READ_TOO_LONG;
 	}
-	return false;
+	return IBPOST_RULE_NONE;
 }
 
-/* Return: the size of @wr's structure to copy, or -EINVAL. */
-static int ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
-			     bool internal)
+/*
+ * Check @wr against the QP, the device and the opcode's needs (an
+ * @internal WR may use ibpost's own opcodes). Return: the rule @wr breaks
+ * (its post fails with -EINVAL), or IBPOST_RULE_NONE with *@size the size
+ * of its WR structure, to copy.
+ */
+static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
+					  const struct ib_send_wr *wr,
+					  bool internal, size_t *size)
 {
-	size_t size = ibpost_send_wr_size(qp, wr, internal);
+	enum ibpost_rule rule;
 	u64 total = 0;
 	int i;
 
-	if (!size) {
+	*size = ibpost_send_wr_size(qp, wr, internal);
+	if (!*size) {
 		pr_warn_ratelimited("post_send: opcode %u is not valid for this %s QP on %s\n",
 				    wr->opcode,
 				    qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
 				    qp->dev->name);
-		return -EINVAL;
+		return IBPOST_RULE_BAD_OPCODE;
 	}
 	if (wr->send_flags & ~IBPOST_SEND_FLAGS) {
 		pr_warn_ratelimited("post_send: unsupported send_flags %#x\n",
 				    wr->send_flags);
-		return -EINVAL;
+		return IBPOST_RULE_BAD_FLAGS;
 	}
 	if (wr->num_sge < 0 || wr->num_sge > qp->attr.max_send_sge) {
 		pr_warn_ratelimited("post_send: num_sge %d exceeds the granted %u\n",
 				    wr->num_sge, qp->attr.max_send_sge);
-		return -EINVAL;
+		return IBPOST_RULE_TOO_MANY_SGES;
 	}
-	if (wr->num_sge && !wr->sg_list)
-		return -EINVAL;
+	if (wr->num_sge && !wr->sg_list) {
+		pr_warn_ratelimited("post_send: num_sge %d without an sg_list\n",
+				    wr->num_sge);
+		return IBPOST_RULE_NO_SG_LIST;
+	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (!ibpost_opcode_takes_inline(wr->opcode)) {
 			pr_warn_ratelimited("post_send: opcode %u cannot carry inline data\n",
 					    wr->opcode);
-			return -EINVAL;
+			return IBPOST_RULE_INLINE_OPCODE;
 		}
 		for (i = 0; i < wr->num_sge; i++)
 			total += wr->sg_list[i].length;
 		if (total > qp->attr.max_inline_data) {
 			pr_warn_ratelimited("post_send: %llu inline bytes exceed the granted %u\n",
 					    total, qp->attr.max_inline_data);
-			return -EINVAL;
+			return IBPOST_RULE_INLINE_TOO_LONG;
 		}
 	}
-	if (wr->opcode == IB_WR_RDMA_READ && ibpost_read_sges_bad(qp, wr))
-		return -EINVAL;
+	if (wr->opcode == IB_WR_RDMA_READ) {
+		rule = ibpost_read_check(qp, wr);
+		if (rule)
+			return rule;
+	}
 	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
 		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
 		    !IS_ALIGNED(wr->sg_list[0].addr, 8) ||
 		    !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)) {
 			pr_warn_ratelimited("post_send: an atomic needs one 8-byte, 8-aligned SGE and an aligned remote address\n");
-			return -EINVAL;
+			return IBPOST_RULE_ATOMIC_MALFORMED;
 		}
 	}
 	if (qp->attr.qp_type == IB_QPT_UD && !ud_wr(wr)->ah) {
 		pr_warn_ratelimited("post_send: a UD send needs an address handle\n");
-		return -EINVAL;
+		return IBPOST_RULE_UD_NO_AH;
 	}
 	if (qp->attr.qp_type == IB_QPT_UD &&
 	    ud_wr(wr)->ah->device != qp->dev->ibdev) {
 		pr_warn_ratelimited("post_send: the address handle belongs to another device\n");
-		return -EINVAL;
+		return IBPOST_RULE_AH_OTHER_DEVICE;
 	}
-	return size;
+	return IBPOST_RULE_NONE;
 }
 
 /*
@@ -322,12 +336,6 @@ static void ibpost_submit_synthetic(struct ibpost_qp *qp,
 }
 
 /*
- * Common tail of both post paths: hand the claimed slots
- * [@start, @start + @n) to the provider, or to the flush worker when the
- * QP is in ERR. Return: how many were queued, with *@ret the provider's
- * error and *@bad_wr the caller's refused WR when fewer than @n.
- */
-/*
  * siw refuses a whole post call with -ENOTCONN, in RTS too, while a state
  * change of its own holds the QP's state lock (the down_read_trylock() in
  * siw_post_send()): such a refusal of the chain's first WR is tried again
@@ -345,6 +353,12 @@ static u32 ibpost_submit_done(struct ibpost_queue *q, struct ibpost_slot *bs,
 	return done > n ? 0 : done;
 }
 
+/*
+ * The provider step of the post tail, q->lock held: hand the claimed
+ * slots [@start, @start + @n) to the provider, or to the flush worker when
+ * the QP is in ERR. Return: how many were queued, with *@ret the
+ * provider's error and *@bad_wr the caller's refused WR when fewer than @n.
+ */
 static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 			 u32 start, u32 n, int *ret, const void **bad_wr)
 {
@@ -394,58 +408,177 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 	return done;
 }
 
+/**
+ * struct ibpost_post - one post call, as its loop hands it to the tail
+ * @qp: the QP
+ * @q: the queue posted to; its lock is held from the checks to the tail
+ * @flags: the interrupt state spin_lock_irqsave() saved
+ * @start: the ring position of the chain's first WR: its completion id
+ * @n: WRs checked and claimed, from @start on
+ * @chain: the chain's length, counted only while the post events are on
+ * @bad: the caller's first WR not queued, or NULL
+ * @rule: the rule @bad broke
+ * @ret: 0, or why @bad was refused
+ */
+struct ibpost_post {
+	struct ibpost_qp *qp;
+	struct ibpost_queue *q;
+	unsigned long flags;
+	u32 start;
+	u32 n;
+	u32 chain;
+	const void *bad;
+	enum ibpost_rule rule;
+	int ret;
+};
+
+/* The checks before a chain's first WR, q->lock held. */
+static void ibpost_post_begin(struct ibpost_post *p, const void *wr)
+	__must_hold(&p->q->lock)
+{
+	p->chain = ibpost_chain_len(wr, p->q->is_send);
+	p->start = p->q->head;
+	p->ret = ibpost_state_check(p->qp, p->q->is_send);
+	if (p->ret)
+		p->rule = p->ret == -ENODEV ? IBPOST_RULE_DEVICE_GONE :
+					      IBPOST_RULE_NOT_CONNECTED;
+}
+
+/*
+ * The post's trace events, q->lock held: so a post event precedes the
+ * completion events of the WRs it queued, and the refused WR (the
+ * caller's, not queued) may still be read.
+ */
+static void ibpost_post_trace(const struct ibpost_post *p, u32 posted)
+	__must_hold(&p->q->lock)
+{
+	const struct ib_send_wr *bad;
+
+	if (!p->q->is_send) {
+		trace_ibpost_post_recv(p->q, p->start, p->chain, posted, p->ret);
+		if (p->ret)
+			trace_ibpost_post_recv_err(p->q, posted, p->ret,
+						   p->rule, 0);
+		return;
+	}
+	trace_ibpost_post_send(p->q, p->start, p->chain, posted, p->ret);
+	bad = p->bad;
+	if (p->ret)
+		trace_ibpost_post_send_err(p->q, posted, p->ret, p->rule,
+					   bad ? bad->opcode : 0);
+}
+
+/*
+ * The tail both post loops share, the loop having stopped at the caller's
+ * WR @stop: hand what was claimed to the provider (ibpost_submit()), count
+ * it, trace the post, release q->lock (taken by the loop), and set the
+ * caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr was refused.
+ */
+static int ibpost_post_end(struct ibpost_post *p, const void *stop,
+			   const void **bad_wr)
+	__releases(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+	u32 posted;
+
+	if (p->ret)
+		p->bad = stop;
+	posted = ibpost_submit(p->qp, q, p->start, p->n, &p->ret, &p->bad);
+	if (posted < p->n)
+		p->rule = IBPOST_RULE_PROVIDER;
+	q->stats.posted += posted;
+	if (p->ret)
+		ibpost_stats_refused(&q->stats, p->ret);
+	ibpost_post_trace(p, posted);
+	spin_unlock_irqrestore(&q->lock, p->flags);
+
+	/* Nothing of the caller's chain is read from here on. */
+	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, p->qp);
+	if (bad_wr)
+		*bad_wr = p->ret ? p->bad : NULL;
+	return p->ret;
+}
+
+/**
+ * ibpost_post_send_mrs - post a chain of send WRs (internal)
+ * @qp: the QP
+ * @wr: the chain, as for ibpost_post_send_list()
+ * @bad_wr: as for ibpost_post_send_list(); may be NULL
+ * @mrs: the MR of each SGE (@mrs[i] for sg_list[i]) of the chain's WRs,
+ *       as the seed operations know them, pinned rather than looked up;
+ *       NULL: each SGE's MR is looked up by its address and lkey
+ * @sync: NULL for a consumer's chain; for ibpost's own WR (a memory
+ *        registration or invalidation) its waiter, holding a reference
+ *        the queued slot takes over: the WR may use ibpost's opcodes
+ *        (IB_WR_REG_MR, IB_WR_LOCAL_INV), is always signaled, is never
+ *        refused by fault injection, and its completion wakes @sync
+ *        instead of reaching the consumer
+ *
+ * The backend of ibpost_post_send_list() and the seed operations. Takes
+ * the send queue's lock with interrupts disabled (see the head of this
+ * file) from the first check to the provider's return; the caller holds
+ * no ibpost lock.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: as ibpost_post_send_list().
+ */
 int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad_wr,
 			 struct ibpost_mr **mrs, struct ibpost_sync *sync)
 {
-	struct ibpost_queue *q = &qp->sq;
+	struct ibpost_post p = { .qp = qp, .q = &qp->sq };
+	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur;
-	const void *bad = NULL;
 	struct ibpost_slot *prev = NULL;
-	u32 n = 0, used, start, posted, chain;
-	int ret = 0, nmr, size;
 	bool user_sig, sig, sink;
-	unsigned long flags;
+	size_t size;
+	u32 used;
+	int nmr;
 
-	spin_lock_irqsave(&q->lock, flags);
-	chain = ibpost_chain_len(wr, true);
-	start = q->head;
+	spin_lock_irqsave(&q->lock, p.flags);
+	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
-	ret = ibpost_state_check(qp, true);
-	for (cur = wr; cur && !ret; cur = cur->next, n++) {
+	for (cur = wr; cur && !p.ret; cur = cur->next, p.n++) {
 		struct ibpost_slot *slot;
 
-		size = ibpost_send_check(qp, cur, !!sync);
-		if (size < 0) {
-			ret = size;
+		p.rule = ibpost_send_check(qp, cur, !!sync, &size);
+		if (p.rule) {
+			p.ret = -EINVAL;
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
 		slot = &q->slots[q->head & q->mask];
 		nmr = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
-			if (used + n >= q->depth)
+			if (used + p.n >= q->depth)
 				slot = &q->spare;
 			nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge,
 						 mrs, slot->mrs);
 			if (nmr < 0) {
-				ret = nmr;
+				p.ret = nmr;
+				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 				break;
 			}
 		}
-		if (used + n >= q->depth) {
+		if (used + p.n >= q->depth) {
 			ibpost_mr_put_users(slot->mrs, nmr);
-			trace_ibpost_slots_exhausted(q, used + n);
-			ret = -ENOMEM;
+			trace_ibpost_slots_exhausted(q, used + p.n);
+			p.ret = -ENOMEM;
+			p.rule = IBPOST_RULE_NO_SLOT;
 			break;
 		}
-		ret = sync ? 0 : ibpost_fault_check();
+		p.ret = sync ? 0 : ibpost_fault_check();
+		if (p.ret)
+			p.rule = IBPOST_RULE_FAULT_INJECTED;
 		/* In ERR nothing reaches the provider: no sink to register. */
-		sink = !ret && !sync && qp->state != IB_QPS_ERR &&
+		sink = !p.ret && !sync && qp->state != IB_QPS_ERR &&
 		       ibpost_sink_wanted(q, cur);
-		if (sink)
-			ret = ibpost_sink_prepare(q, cur);
-		if (ret) {
+		if (sink) {
+			p.ret = ibpost_sink_prepare(q, cur);
+			if (p.ret)
+				p.rule = IBPOST_RULE_READ_SINK;
+		}
+		if (p.ret) {
 			ibpost_mr_put_users(slot->mrs, nmr);
 			break;
 		}
@@ -460,10 +593,10 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		sig = user_sig || sync ||
 		      (q->sinks && cur->opcode == IB_WR_RDMA_READ) ||
 		      q->since_signal + 1 >= q->signal_interval ||
-		      used + n + 1 == q->depth;
+		      used + p.n + 1 == q->depth;
 		if (sig && !user_sig && !sync) {
 			q->stats.forced_signals++;
-			trace_ibpost_forced_signal(q, used + n);
+			trace_ibpost_forced_signal(q, used + p.n);
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
 					 user_sig);
@@ -483,20 +616,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			prev->wr.send.next = ibpost_slot_head(q, slot);
 		prev = slot;
 	}
-	if (ret)
-		bad = cur;
-	posted = ibpost_submit(qp, q, start, n, &ret, &bad);
-	q->stats.posted += posted;
-	if (ret)
-		ibpost_stats_refused(&q->stats, ret);
-	spin_unlock_irqrestore(&q->lock, flags);
-
-	/* Nothing of the caller's chain is read from here on. */
-	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, qp);
-	if (bad_wr)
-		*bad_wr = ret ? bad : NULL;
-	trace_ibpost_post_send(qp, chain, posted, ret);
-	return ret;
+	return ibpost_post_end(&p, cur, (const void **)bad_wr);
 }
 
 /**
@@ -528,51 +648,75 @@ int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
 
+/**
+ * ibpost_post_recv_mrs - post a chain of receive WRs (internal)
+ * @qp: the QP
+ * @wr: the chain, as for ibpost_post_recv_list()
+ * @bad_wr: as for ibpost_post_recv_list(); may be NULL
+ * @mrs: the MR of each SGE (@mrs[i] for sg_list[i]) of the chain's WRs,
+ *       as the seed operations know them, pinned rather than looked up;
+ *       NULL: each SGE's MR is looked up by its address and lkey
+ *
+ * The backend of ibpost_post_recv_list() and the seed operations. Takes
+ * the receive queue's lock with interrupts disabled (see the head of this
+ * file) from the first check to the provider's return; the caller holds
+ * no ibpost lock.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: as ibpost_post_recv_list().
+ */
 int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr,
 			 struct ibpost_mr **mrs)
 {
-	struct ibpost_queue *q = &qp->rq;
+	struct ibpost_post p = { .qp = qp, .q = &qp->rq };
+	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur;
-	const void *bad = NULL;
 	struct ibpost_slot *prev = NULL;
-	u32 n = 0, used, start, posted, chain;
-	unsigned long flags;
-	int ret, nmr;
+	u32 used;
+	int nmr;
 
-	spin_lock_irqsave(&q->lock, flags);
-	chain = ibpost_chain_len(wr, false);
-	start = q->head;
+	spin_lock_irqsave(&q->lock, p.flags);
+	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
-	ret = ibpost_state_check(qp, false);
-	for (cur = wr; cur && !ret; cur = cur->next, n++) {
+	for (cur = wr; cur && !p.ret; cur = cur->next, p.n++) {
 		struct ibpost_slot *slot;
 
-		if (cur->num_sge < 0 || cur->num_sge > qp->attr.max_recv_sge ||
-		    (cur->num_sge && !cur->sg_list)) {
+		if (cur->num_sge < 0 || cur->num_sge > qp->attr.max_recv_sge) {
 			pr_warn_ratelimited("post_recv: num_sge %d exceeds the granted %u\n",
 					    cur->num_sge, qp->attr.max_recv_sge);
-			ret = -EINVAL;
+			p.ret = -EINVAL;
+			p.rule = IBPOST_RULE_TOO_MANY_SGES;
+			break;
+		}
+		if (cur->num_sge && !cur->sg_list) {
+			pr_warn_ratelimited("post_recv: num_sge %d without an sg_list\n",
+					    cur->num_sge);
+			p.ret = -EINVAL;
+			p.rule = IBPOST_RULE_NO_SG_LIST;
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot = used + n >= q->depth ? &q->spare :
-					      &q->slots[q->head & q->mask];
+		slot = used + p.n >= q->depth ? &q->spare :
+						&q->slots[q->head & q->mask];
 		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
 					 slot->mrs);
 		if (nmr < 0) {
-			ret = nmr;
+			p.ret = nmr;
+			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 			break;
 		}
-		if (used + n >= q->depth) {
+		if (used + p.n >= q->depth) {
 			ibpost_mr_put_users(slot->mrs, nmr);
-			trace_ibpost_slots_exhausted(q, used + n);
-			ret = -ENOMEM;
+			trace_ibpost_slots_exhausted(q, used + p.n);
+			p.ret = -ENOMEM;
+			p.rule = IBPOST_RULE_NO_SLOT;
 			break;
 		}
-		ret = ibpost_fault_check();
-		if (ret) {
+		p.ret = ibpost_fault_check();
+		if (p.ret) {
 			ibpost_mr_put_users(slot->mrs, nmr);
+			p.rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
@@ -587,19 +731,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			prev->wr.recv.next = &slot->wr.recv;
 		prev = slot;
 	}
-	if (ret)
-		bad = cur;
-	posted = ibpost_submit(qp, q, start, n, &ret, &bad);
-	q->stats.posted += posted;
-	if (ret)
-		ibpost_stats_refused(&q->stats, ret);
-	spin_unlock_irqrestore(&q->lock, flags);
-
-	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, qp);
-	if (bad_wr)
-		*bad_wr = ret ? bad : NULL;
-	trace_ibpost_post_recv(qp, chain, posted, ret);
-	return ret;
+	return ibpost_post_end(&p, cur, (const void **)bad_wr);
 }
 
 /**

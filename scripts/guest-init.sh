@@ -145,32 +145,88 @@ sc_rxe1_add_appears() {
 	rdma link add rxe1 type rxe netdev d1 && listed rxe1
 }
 
+# ibpost's trace events: trace_start empties the buffer and turns them
+# on (ibpost must be loaded), stamped by a clock all CPUs share so that
+# the lines are in event order; trace_stop turns them off and writes
+# their lines to file $1.
+TRACEFS=/sys/kernel/tracing
+trace_start() {
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || return 1
+	[ -d $TRACEFS/events/ibpost ] || return 1
+	echo global > $TRACEFS/trace_clock
+	echo > $TRACEFS/trace
+	echo 1 > $TRACEFS/events/ibpost/enable
+}
+
+trace_stop() {
+	echo 0 > $TRACEFS/events/ibpost/enable
+	grep ibpost_ $TRACEFS/trace | sed 's/^ *//' > "$1"
+}
+
+# Follow one send WR by its completion id through the trace lines of file
+# $1 (see drivers/ibpost_trace.h): the last ibpost_post_send event that
+# also matches the extended regex $2 names the CQ, the first cid and how
+# many WRs it queued; its last WR (cid first + posted - 1) must have
+# exactly one event that ends it, with the same cq.id, cid and qpn, after
+# the post. Prints the two lines.
+trace_follow() {
+	post=$(grep -E "ibpost_post_send: cq\.id=[0-9]+ cid=[0-9]+ posted=[1-9]" "$1" |
+		grep -E -- "$2" | tail -1)
+	[ -n "$post" ] || { echo "no ibpost_post_send event matches '$2'"; return 1; }
+	# shellcheck disable=SC2046 # the four numbers, split on purpose
+	set -- "$1" $(echo "$post" |
+		sed -n 's/.* cq\.id=\([0-9]*\) cid=\([0-9]*\) posted=\([0-9]*\) qpn=\([0-9]*\) .*/\1 \2 \3 \4/p')
+	[ $# = 5 ] || { echo "cannot parse: $post"; return 1; }
+	cid=$(($3 + $4 - 1))
+	[ $cid -le 4294967295 ] || cid=$((cid - 4294967296))
+	grep -E "ibpost_send_(comp|flush|reclaim|reclaim_drained): cq\.id=$2 cid=$cid qpn=$5 " \
+		"$1" > /tmp/follow-end.txt
+	if [ "$(grep -c . /tmp/follow-end.txt)" != 1 ]; then
+		echo "cq.id=$2 cid=$cid qpn=$5: $(grep -c . /tmp/follow-end.txt) events end it, not one"
+		cat /tmp/follow-end.txt
+		return 1
+	fi
+	# The post is recorded before anything it queued completes.
+	awk -v p="$post" -v e="$(cat /tmp/follow-end.txt)" \
+		'$0 == p { seen = 1 } seen && $0 == e { ok = 1 } END { exit !ok }' \
+		"$1" || { echo "the end of cid $cid precedes its post"; return 1; }
+	echo "post of cq.id=$2 cid=$3..$cid (posted $4; WR $(($4 - 1)) of the chain is cid $cid):"
+	echo "  $post"
+	echo "its end, found by cq.id=$2 cid=$cid:"
+	echo "  $(cat /tmp/follow-end.txt)"
+}
+
+# The demo's resumed chain (three WRITEs reposted from bad_wr), followed
+# from its post to its last WR's completion, through trace file $1.
+demo_trace_follow() {
+	trace_follow "$1" "posted=([2-9]|[1-9][0-9]+) qpn=[0-9]+ chain=[0-9]+ ret=0 " ||
+		return 1
+	echo "the refused WR of the first post (its rule):"
+	echo "  $(grep "ibpost_post_send_err: " "$1" | tail -1)"
+}
+
 # The holder, loaded with ibpost's trace events on: its QPs, CQs and MR
-# are credited to it in rdma restrack, and its RDMA WRITE shows as a post
-# and a completion whose QP and CQ ids match "rdma resource show".
+# are credited to it in rdma restrack, and its RDMA WRITE, followed by its
+# completion id from its post to its completion, is on a QP and CQ whose
+# ids match "rdma resource show".
 sc_holder_credit_and_trace() {
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
-	[ -d $T/events/ibpost ] || return 1
-	echo > $T/trace
-	echo 1 > $T/events/ibpost/enable || return 1
+	trace_start || return 1
 	insmod /ibpost/ibpost_holder.ko || return 1
-	echo 0 > $T/events/ibpost/enable
-	grep ibpost_ $T/trace > /tmp/trace.txt
+	trace_stop /tmp/trace.txt
 	cat /tmp/trace.txt
 	grep -q "ibpost_client_register: client=ibpost_holder" /tmp/trace.txt &&
 	grep -q "ibpost_qp_create: dev=rxe1 qpn=[0-9]* type=RC .*caller=ibpost_holder" \
 		/tmp/trace.txt &&
-	grep -q "ibpost_post_recv: qpn=[0-9]* chain=16 posted=16 ret=0 bad_wr=-1" \
+	grep -Eq "ibpost_post_recv: cq\.id=[0-9]+ cid=[0-9]+ posted=16 qpn=[0-9]+ chain=16 ret=0 bad_wr=-1" \
 		/tmp/trace.txt || return 1
-	# The write on rxe1: its post, then its completion on the same QP.
-	qpn=$(sed -n 's/.*ibpost_post_send: qpn=\([0-9]*\) chain=1 posted=1 ret=0 .*/\1/p' \
-		/tmp/trace.txt | tail -1)
-	[ -n "$qpn" ] || return 1
-	comp=$(grep "ibpost_send_comp: cq.id=[0-9]* qpn=$qpn .*status=SUCCESS .*returned" \
-		/tmp/trace.txt | tail -1)
+	# The write on rxe1, the last post: its completion, by its id.
+	trace_follow /tmp/trace.txt "posted=1 qpn=[0-9]+ chain=1 ret=0 " \
+		> /tmp/follow.txt || { cat /tmp/follow.txt; return 1; }
+	cat /tmp/follow.txt
+	comp=$(grep "ibpost_send_comp: .* status=SUCCESS .* returned" /tmp/follow.txt)
 	[ -n "$comp" ] || return 1
-	cq=$(echo "$comp" | sed -n 's/.*cq.id=\([0-9]*\) .*/\1/p')
+	qpn=$(echo "$comp" | sed -n 's/.* qpn=\([0-9]*\) .*/\1/p')
+	cq=$(echo "$comp" | sed -n 's/.* cq\.id=\([0-9]*\) .*/\1/p')
 	rdma resource show qp link rxe1/1
 	rdma resource show cq dev rxe1
 	rdma resource show mr dev rxe1
@@ -394,11 +450,14 @@ sc_modprobe_by_name() {
 }
 
 sc_demo_checks() {
+	trace_start || return 1
 	modprobe ibpost_demo || return 1
 	# rmmod, not modprobe -r: that would unload ibpost with it.
 	rmmod ibpost_demo || return 1
+	trace_stop /tmp/trace.txt
 	dmesg | sed -n '/ibpost_demo: ==== ibpost demo on/,$p' | grep ibpost_demo
-	dmesg | grep -Eq "ibpost demo: ([1-9][0-9]*) of \1 checks passed"
+	dmesg | grep -Eq "ibpost demo: ([1-9][0-9]*) of \1 checks passed" &&
+	demo_trace_follow /tmp/trace.txt
 }
 
 sc_unload() {
@@ -417,6 +476,7 @@ run_stock() {
 }
 
 run_demo() {
+	trace_start || echo "ibpost-guest: no ibpost trace events"
 	insmod /ibpost/ibpost_demo.ko
 	echo "==== ibpost devices ===="
 	cat /sys/kernel/debug/ibpost/devices
@@ -427,6 +487,13 @@ run_demo() {
 	echo "==== rdma resource show qp ===="
 	rdma resource show qp
 	rmmod ibpost_demo
+	trace_stop /tmp/trace.txt
+	echo "==== one WR followed by its completion id (ibpost trace events) ===="
+	if demo_trace_follow /tmp/trace.txt; then
+		echo "ibpost-trace: WR followed from its post to its completion"
+	else
+		echo "ibpost-trace: FAILED to follow a WR by its completion id"
+	fi
 }
 
 case "$mode" in

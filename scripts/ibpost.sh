@@ -449,6 +449,9 @@ cmd_demo() {
 		die "the demo failed (console: $out/console-demo.log)"
 	grep -Eq "ibpost demo: ([1-9][0-9]*) of \1 checks passed" "$out/console-demo.log" ||
 		die "the demo's checks did not all pass (console: $out/console-demo.log)"
+	grep -q "ibpost-trace: WR followed from its post to its completion" \
+		"$out/console-demo.log" ||
+		die "no WR of the demo could be followed by its completion id in the trace events (console: $out/console-demo.log)"
 	log "demo passed on Linux $k; report in $OUTROOT/demo-report.txt"
 }
 
