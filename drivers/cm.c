@@ -335,11 +335,3 @@ struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
 	return qp;
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create_cm, IBPOST_NS);
-
-/* The symbol behind the header's macro, for callers taking its address. */
-struct ibpost_qp *(ibpost_qp_create_cm)(struct rdma_cm_id *id,
-					const struct ibpost_qp_attr *attr)
-{
-	return __ibpost_qp_create_cm(id, attr, KBUILD_MODNAME);
-}
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_create_cm, IBPOST_NS);

@@ -522,14 +522,6 @@ struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST_NS);
 
-/* The symbol behind the header's macro, for callers taking its address. */
-struct ibpost_qp *(ibpost_qp_create)(struct ibpost_dev *dev,
-				     const struct ibpost_qp_attr *attr)
-{
-	return ibpost_qp_new(dev, attr, KBUILD_MODNAME, NULL);
-}
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST_NS);
-
 /**
  * ibpost_qp_loopback_av - an address vector for the QP's own port
  * @qp: the QP
