@@ -328,7 +328,7 @@ struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
 		return ERR_PTR(-EINVAL);
 	}
 	dev = ibpost_dev_of(id->device);
-	if (IS_ERR_OR_NULL(dev))
+	if (!dev)
 		return ERR_PTR(-ENODEV);
 	qp = ibpost_qp_new(dev, attr, caller, id);
 	ibpost_dev_put(dev);
