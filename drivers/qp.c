@@ -30,6 +30,7 @@
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_internal.h"
+#include "ibpost_rc.h"
 #include "ibpost_trace.h"
 
 /*
@@ -594,56 +595,32 @@ int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
 			       const struct rdma_ah_attr *av)
 {
+	struct ib_device *ibdev = qp->dev->ibdev;
 	struct ib_port_attr pattr;
-	struct ib_qp_attr qa = {};
-	int ret;
+	struct ib_qp_attr qa;
+	int mask, ret;
 
-	ret = ib_query_port(qp->dev->ibdev, qp->port, &pattr);
+	ret = ib_query_port(ibdev, qp->port, &pattr);
 	if (ret)
 		return ret;
 
-	qa.qp_state = IB_QPS_INIT;
-	qa.pkey_index = 0;
-	qa.port_num = qp->port;
-	qa.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-			     IB_ACCESS_REMOTE_ATOMIC;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	mask = ibpost_rc_init_attr(&qa, qp->port, IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_ATOMIC);
+	ret = ib_modify_qp(qp->ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	qp->left_reset = true;
 	ibpost_set_state(qp, IB_QPS_INIT);
 
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.path_mtu = pattr.active_mtu;
-	qa.dest_qp_num = remote_qpn;
-	qa.rq_psn = 0;
-	qa.max_dest_rd_atomic = 8;
-	qa.min_rnr_timer = 12;
-	qa.ah_attr = *av;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	mask = ibpost_rc_rtr_attr(&qa, ibdev, pattr.active_mtu, remote_qpn, av);
+	ret = ib_modify_qp(qp->ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	ibpost_set_state(qp, IB_QPS_RTR);
 
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTS;
-	qa.timeout = 14;
-	/*
-	 * Bounded on every provider: rxe treats retry_cnt 7 as "retry
-	 * forever" (rxe_comp.c, COMPST_ERROR_RETRY), so a dead peer would
-	 * hold the WRs until the QP is destroyed.
-	 */
-	qa.retry_cnt = 6;
-	qa.rnr_retry = 7;
-	qa.sq_psn = 0;
-	qa.max_rd_atomic = 8;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_TIMEOUT |
-			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			   IB_QP_MAX_QP_RD_ATOMIC);
+	mask = ibpost_rc_rts_attr(&qa, ibdev);
+	ret = ib_modify_qp(qp->ibqp, &qa, mask);
 	if (!ret)
 		ibpost_set_state(qp, IB_QPS_RTS);
 	return ret;
