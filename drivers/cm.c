@@ -329,18 +329,10 @@ struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
 		return ERR_PTR(-EINVAL);
 	}
 	dev = ibpost_dev_of(id->device);
-	if (IS_ERR_OR_NULL(dev))
+	if (!dev)
 		return ERR_PTR(-ENODEV);
 	qp = ibpost_qp_new(dev, attr, caller, id);
 	ibpost_dev_put(dev);
 	return qp;
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create_cm, IBPOST_NS);
-
-/* The symbol behind the header's macro, for callers taking its address. */
-struct ibpost_qp *(ibpost_qp_create_cm)(struct rdma_cm_id *id,
-					const struct ibpost_qp_attr *attr)
-{
-	return __ibpost_qp_create_cm(id, attr, KBUILD_MODNAME);
-}
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_create_cm, IBPOST_NS);

@@ -4,16 +4,19 @@
  *
  * Operation: ibpost registers an ib_client. Its .add makes a struct
  * ibpost_dev (a kref, a PD) for every ib_device present at load or added
- * later, and announces it to every registered ibpost_client.
+ * later, and announces it to every registered ibpost_client. Where ibpost
+ * starts from an ib_device (an rdma_cm_id's), it finds its context as the
+ * ib_client's data (ibpost_dev_of()), set once the context is complete.
  *
- * Removal: .remove marks the device REMOVING and takes it off the lookup
- * list, calls every consumer's remove, then tears down every QP still on
- * the device (move to ERR, flush every outstanding WR so each context comes
- * back, destroy; a destroy already under way is waited for), releases
- * every MR and frees the PD, all before the ib_device may go. The struct
- * ibpost_dev itself lives on while consumers hold references; their later
- * posts get -ENODEV, and contexts flushed for a consumer without callbacks
- * wait for ibpost_get_*_comp() until the QP is destroyed.
+ * Removal: .remove clears the client data, marks the device REMOVING and
+ * takes it off the lookup list, calls every consumer's remove, then tears
+ * down every QP still on the device (move to ERR, flush every outstanding
+ * WR so each context comes back, destroy; a destroy already under way is
+ * waited for), releases every MR and frees the PD, all before the
+ * ib_device may go. The struct ibpost_dev itself lives on while consumers
+ * hold references; their later posts get -ENODEV, and contexts flushed for
+ * a consumer without callbacks wait for ibpost_get_*_comp() until the QP
+ * is destroyed.
  *
  * Rename: .rename updates the name ibpost_dev_get() looks for, so a
  * renamed device keeps its handle and is found under its new name only.
@@ -21,7 +24,8 @@
  * Serialization: ibpost_client_mutex orders device add/remove against
  * client register/unregister, so every client sees exactly one add and at
  * most one remove per device. ibpost_dev_lock (a spinlock) guards the
- * device list for lookups, which consumers may do from their callbacks.
+ * device list for lookups, which consumers may do from their callbacks,
+ * and the reference ibpost_dev_of() takes on the client data it reads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -136,28 +140,27 @@ void ibpost_show_devs(struct seq_file *m)
 }
 
 /*
- * The ibpost device of @ibdev with a reference, or NULL (being removed).
- * Found by the ib_device itself, never by its name (which a rename
- * changes), under the list lock: listed means not yet removing, so the
- * reference is safe to take.
+ * The ibpost device of @ibdev with a reference, or NULL: ibpost has no
+ * context on @ibdev (never added, its add failed, or it is being
+ * removed). Found as ibpost's client data on the ib_device itself, never
+ * by its name (which a rename changes). The data is read and the
+ * reference taken under ibpost_dev_lock: .remove clears the data and then
+ * takes that lock before it drops the device list's reference, so data
+ * read here always has that reference behind it.
  */
 struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev)
 {
-	struct ibpost_dev *dev, *found = NULL;
+	struct ibpost_dev *dev;
 	unsigned long flags;
 
 	if (!ibdev)
 		return NULL;
 	spin_lock_irqsave(&ibpost_dev_lock, flags);
-	list_for_each_entry(dev, &ibpost_devs, node) {
-		if (dev->ibdev == ibdev) {
-			kref_get(&dev->ref);
-			found = dev;
-			break;
-		}
-	}
+	dev = ib_get_client_data(ibdev, &ibpost_ib_client);
+	if (dev)
+		kref_get(&dev->ref);
 	spin_unlock_irqrestore(&ibpost_dev_lock, flags);
-	return found;
+	return dev;
 }
 
 /**
@@ -235,13 +238,14 @@ static int ibpost_add_one(struct ib_device *ibdev)
 		ibdev_warn(ibdev, "ibpost: cannot allocate a PD: %d\n", ret);
 		goto out_free_dev;
 	}
-	ib_set_client_data(ibdev, &ibpost_ib_client, dev);
 
 	mutex_lock(&ibpost_client_mutex);
 	spin_lock_irq(&ibpost_dev_lock);
 	list_add_tail(&dev->node, &ibpost_devs);
 	spin_unlock_irq(&ibpost_dev_lock);
 	ibpost_debugfs_add_dev(dev);
+	/* Found from the ib_device (ibpost_dev_of()) once complete. */
+	ib_set_client_data(ibdev, &ibpost_ib_client, dev);
 	list_for_each_entry(client, &ibpost_clients, list)
 		if (client->add)
 			client->add(dev);
@@ -285,6 +289,8 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 
 	trace_ibpost_dev_remove(ibdev);
 	mutex_lock(&ibpost_client_mutex);
+	/* No ibpost_dev_of() finds it from here on: see there. */
+	ib_set_client_data(ibdev, &ibpost_ib_client, NULL);
 	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
 	spin_lock_irq(&ibpost_dev_lock);
 	list_del_init(&dev->node);

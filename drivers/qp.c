@@ -30,6 +30,7 @@
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_internal.h"
+#include "ibpost_rc.h"
 #include "ibpost_trace.h"
 
 /*
@@ -203,42 +204,39 @@ static void ibpost_queue_free(struct ibpost_queue *q)
 	kvfree(q->mr_array);
 }
 
-/*
- * Create a QP, its CQs and its accounting on @dev; through rdma_cm when
- * @id is set. @caller is credited in restrack.
- */
-struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
-				const struct ibpost_qp_attr *attr,
-				const char *caller, struct rdma_cm_id *id)
+/* Refuse what ibpost cannot make before anything is allocated. */
+static int ibpost_qp_attr_check(struct ibpost_dev *dev,
+				const struct ibpost_qp_attr *attr)
 {
-	struct ib_qp_init_attr init = {};
-	struct ib_device *ibdev;
-	struct ibpost_qp *qp;
-	u32 sq_wrs;
-	int ret;
-
 	if (!dev || !attr)
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if (attr->qp_type != IB_QPT_RC && attr->qp_type != IB_QPT_UD) {
 		pr_warn_ratelimited("qp_create: only RC and UD QPs are supported\n");
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	}
 	if (!attr->max_send_wr || !attr->max_recv_wr ||
 	    attr->max_send_wr >= U32_MAX / 2 || attr->max_recv_wr >= U32_MAX / 2 ||
 	    attr->poll_ctx > IB_POLL_DIRECT) {
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	}
-
 	if (attr->qp_type == IB_QPT_UD && ibpost_dev_iwarp(dev)) {
 		pr_warn_ratelimited("qp_create: %s is an iWARP device: RC QPs only, no UD\n",
 				    dev->name);
-		return ERR_PTR(-EOPNOTSUPP);
+		return -EOPNOTSUPP;
 	}
+	return 0;
+}
+
+/* The QP's own state, before it has a device or provider objects. */
+static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
+					 const char *caller)
+{
+	struct ibpost_qp *qp;
 
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	refcount_set(&qp->ref, 1);
 	/*
 	 * A class of its own per QP: a callback running under one QP's
@@ -258,73 +256,120 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	qp->state = IB_QPS_RESET;
 	ibpost_queue_init(&qp->sq, qp, true);
 	ibpost_queue_init(&qp->rq, qp, false);
+	return qp;
+}
 
-	mutex_lock(&dev->qp_lock);
-	if (test_bit(IBPOST_DEV_REMOVING, &dev->flags)) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
-	ibdev = dev->ibdev;
-	qp->dev = dev;
-	qp->port = id ? id->port_num : ibpost_pick_port(ibdev);
+/* Undo ibpost_qp_alloc(). */
+static void ibpost_qp_free(struct ibpost_qp *qp)
+{
+	mutex_destroy(&qp->mutex);
+	lockdep_unregister_key(&qp->mutex_key);
+	kfree(qp);
+}
 
-	/*
-	 * One provider WR per slot and the drain marker; on iWARP two per
-	 * slot (a READ and its sink's REG_MR, sink.c), and the send CQ
-	 * holds a completion for each when they flush.
-	 */
-	sq_wrs = attr->max_send_wr + 1;
-	if (ibpost_dev_iwarp(dev))
-		sq_wrs = min_t(u32, sq_wrs + attr->max_send_wr,
-			       max_t(int, ibdev->attrs.max_qp_wr, 3));
-	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, sq_wrs, 0,
-				  attr->poll_ctx, qp->caller);
-	if (IS_ERR(qp->sq.cq)) {
-		ret = PTR_ERR(qp->sq.cq);
-		goto out_unlock;
-	}
+/*
+ * Provider send WRs the QP is created with: one per slot and the drain
+ * marker; on iWARP two per slot (a READ and its sink's REG_MR, sink.c),
+ * and the send CQ holds a completion for each when they flush.
+ */
+static u32 ibpost_qp_sq_wrs(const struct ibpost_qp *qp)
+{
+	u32 sq_wrs = qp->attr.max_send_wr + 1;
+
+	if (ibpost_dev_iwarp(qp->dev))
+		sq_wrs = min_t(u32, sq_wrs + qp->attr.max_send_wr,
+			       max_t(int, qp->dev->ibdev->attrs.max_qp_wr, 3));
+	return sq_wrs;
+}
+
+/* The send and the receive CQ, credited to the caller; qp_lock held. */
+static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
+{
+	struct ib_device *ibdev = qp->dev->ibdev;
+	int ret;
+
+	lockdep_assert_held(&qp->dev->qp_lock);
+	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, ibpost_qp_sq_wrs(qp), 0,
+				  qp->attr.poll_ctx, qp->caller);
+	if (IS_ERR(qp->sq.cq))
+		return PTR_ERR(qp->sq.cq);
 	qp->sq.cq_id = qp->sq.cq->res.id;
-	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, attr->max_recv_wr + 1, 0,
-				  attr->poll_ctx, qp->caller);
+	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, qp->attr.max_recv_wr + 1, 0,
+				  qp->attr.poll_ctx, qp->caller);
 	if (IS_ERR(qp->rq.cq)) {
 		ret = PTR_ERR(qp->rq.cq);
 		goto out_free_send_cq;
 	}
 	qp->rq.cq_id = qp->rq.cq->res.id;
+	return 0;
 
-	init.qp_type = attr->qp_type;
+out_free_send_cq:
+	ibpost_free_cq(qp->sq.cq);
+	return ret;
+}
+
+/* Undo ibpost_qp_create_cqs(). */
+static void ibpost_qp_free_cqs(struct ibpost_qp *qp)
+{
+	ibpost_free_cq(qp->rq.cq);
+	ibpost_free_cq(qp->sq.cq);
+}
+
+/* The provider's QP on the QP's CQs, through rdma_cm when @id is set. */
+static int ibpost_qp_create_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr init = {};
+	int ret;
+
+	init.qp_type = qp->attr.qp_type;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.send_cq = qp->sq.cq;
 	init.recv_cq = qp->rq.cq;
-	init.cap.max_send_wr = sq_wrs;
-	init.cap.max_recv_wr = attr->max_recv_wr + 1;
-	init.cap.max_send_sge = max_t(u32, attr->max_send_sge, 1);
-	init.cap.max_recv_sge = max_t(u32, attr->max_recv_sge, 1);
-	init.cap.max_inline_data = attr->max_inline_data;
+	init.cap.max_send_wr = ibpost_qp_sq_wrs(qp);
+	init.cap.max_recv_wr = qp->attr.max_recv_wr + 1;
+	init.cap.max_send_sge = max_t(u32, qp->attr.max_send_sge, 1);
+	init.cap.max_recv_sge = max_t(u32, qp->attr.max_recv_sge, 1);
+	init.cap.max_inline_data = qp->attr.max_inline_data;
 	init.port_num = qp->port;
 	init.qp_context = qp;
 	if (id) {
 		qp->cm_id = id;
 		ret = ibpost_cm_create_qp(qp, &init);
 		if (ret)
-			goto out_free_recv_cq;
+			return ret;
 	} else {
-		qp->ibqp = ib_create_qp_kernel(dev->pd, &init, qp->caller);
+		qp->ibqp = ib_create_qp_kernel(qp->dev->pd, &init, qp->caller);
 		if (IS_ERR(qp->ibqp)) {
 			ret = PTR_ERR(qp->ibqp);
 			qp->ibqp = NULL;
-			goto out_free_recv_cq;
+			return ret;
 		}
 	}
 	qp->qpn = qp->ibqp->qp_num;
+	return 0;
+}
+
+/* Undo ibpost_qp_create_ibqp(). */
+static void ibpost_qp_destroy_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
+{
+	if (id)
+		rdma_destroy_qp(id);
+	else
+		ib_destroy_qp(qp->ibqp);
+}
+
+/* The slot rings, sized by what the provider granted. */
+static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
+{
+	int ret;
 
 	ret = ibpost_qp_query_caps(qp);
 	if (ret)
-		goto out_destroy_qp;
+		return ret;
 	ret = ibpost_queue_alloc(&qp->sq, qp->attr.max_send_wr,
 				 qp->attr.max_send_sge);
 	if (ret)
-		goto out_destroy_qp;
+		return ret;
 	ret = ibpost_queue_alloc(&qp->rq, qp->attr.max_recv_wr,
 				 qp->attr.max_recv_sge);
 	if (ret)
@@ -334,54 +379,121 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				       qp->sq.depth);
 	qp->sq.signal_interval = qp->attr.signal_interval;
 	qp->rq.signal_interval = 1;
+	return 0;
+
+out_free_sq_slots:
+	ibpost_queue_free(&qp->sq);
+	return ret;
+}
+
+/* Undo ibpost_qp_alloc_rings(). */
+static void ibpost_qp_free_rings(struct ibpost_qp *qp)
+{
+	ibpost_queue_free(&qp->rq);
+	ibpost_queue_free(&qp->sq);
+}
+
+/*
+ * ibpost's accounting over what the provider granted: the slot rings, an
+ * iWARP QP's READ sinks, the drain markers; then a UD QP not made by
+ * rdma_cm is moved to RTS.
+ */
+static int ibpost_qp_init_queues(struct ibpost_qp *qp, struct rdma_cm_id *id)
+{
+	int ret;
+
+	ret = ibpost_qp_alloc_rings(qp);
+	if (ret)
+		return ret;
 	/* Only a cm QP can be connected on iWARP, and so ever READ. */
-	if (ibpost_dev_iwarp(dev) && id) {
+	if (ibpost_dev_iwarp(qp->dev) && id) {
 		ret = ibpost_sinks_alloc(&qp->sq);
 		if (ret)
-			goto out_free_rq_slots;
+			goto out_free_rings;
 	}
 	ret = ibpost_drain_init(qp);
 	if (ret)
 		goto out_free_sinks;
-	if (attr->qp_type == IB_QPT_UD && !id) {
+	if (qp->attr.qp_type == IB_QPT_UD && !id) {
 		ret = ibpost_qp_to_rts_ud(qp);
 		if (ret)
 			goto out_drain_cleanup;
 	}
-
-	kref_get(&dev->ref);
-	list_add_tail(&qp->node, &dev->qps);
-	dev->nr_qps++;
-	ibpost_debugfs_add_qp(qp);
-	if (id)
-		ibpost_cm_attach(qp);
-	mutex_unlock(&dev->qp_lock);
-	trace_ibpost_qp_create(qp);
-	return qp;
+	return 0;
 
 out_drain_cleanup:
 	ibpost_drain_cleanup(qp);
 out_free_sinks:
 	/* Nothing was posted: the sinks may go before the QP. */
 	ibpost_sinks_free(&qp->sq);
-out_free_rq_slots:
-	ibpost_queue_free(&qp->rq);
-out_free_sq_slots:
-	ibpost_queue_free(&qp->sq);
+out_free_rings:
+	ibpost_qp_free_rings(qp);
+	return ret;
+}
+
+/*
+ * Make the QP visible: on the device's list (removal tears it down from
+ * then on), in debugfs, and on its cm_id's events; qp_lock held.
+ */
+static void ibpost_qp_publish(struct ibpost_qp *qp)
+{
+	struct ibpost_dev *dev = qp->dev;
+
+	lockdep_assert_held(&dev->qp_lock);
+	kref_get(&dev->ref);
+	list_add_tail(&qp->node, &dev->qps);
+	dev->nr_qps++;
+	ibpost_debugfs_add_qp(qp);
+	if (qp->cm_id)
+		ibpost_cm_attach(qp);
+}
+
+/*
+ * Create a QP, its CQs and its accounting on @dev; through rdma_cm when
+ * @id is set. @caller is credited in restrack.
+ */
+struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
+				const struct ibpost_qp_attr *attr,
+				const char *caller, struct rdma_cm_id *id)
+{
+	struct ibpost_qp *qp;
+	int ret;
+
+	ret = ibpost_qp_attr_check(dev, attr);
+	if (ret)
+		return ERR_PTR(ret);
+	qp = ibpost_qp_alloc(attr, caller);
+	if (!qp)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&dev->qp_lock);
+	if (test_bit(IBPOST_DEV_REMOVING, &dev->flags)) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	qp->dev = dev;
+	qp->port = id ? id->port_num : ibpost_pick_port(dev->ibdev);
+	ret = ibpost_qp_create_cqs(qp);
+	if (ret)
+		goto out_unlock;
+	ret = ibpost_qp_create_ibqp(qp, id);
+	if (ret)
+		goto out_free_cqs;
+	ret = ibpost_qp_init_queues(qp, id);
+	if (ret)
+		goto out_destroy_qp;
+	ibpost_qp_publish(qp);
+	mutex_unlock(&dev->qp_lock);
+	trace_ibpost_qp_create(qp);
+	return qp;
+
 out_destroy_qp:
-	if (id)
-		rdma_destroy_qp(id);
-	else
-		ib_destroy_qp(qp->ibqp);
-out_free_recv_cq:
-	ibpost_free_cq(qp->rq.cq);
-out_free_send_cq:
-	ibpost_free_cq(qp->sq.cq);
+	ibpost_qp_destroy_ibqp(qp, id);
+out_free_cqs:
+	ibpost_qp_free_cqs(qp);
 out_unlock:
 	mutex_unlock(&dev->qp_lock);
-	mutex_destroy(&qp->mutex);
-	lockdep_unregister_key(&qp->mutex_key);
-	kfree(qp);
+	ibpost_qp_free(qp);
 	return ERR_PTR(ret);
 }
 
@@ -410,14 +522,6 @@ struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
 	return ibpost_qp_new(dev, attr, caller, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST_NS);
-
-/* The symbol behind the header's macro, for callers taking its address. */
-struct ibpost_qp *(ibpost_qp_create)(struct ibpost_dev *dev,
-				     const struct ibpost_qp_attr *attr)
-{
-	return ibpost_qp_new(dev, attr, KBUILD_MODNAME, NULL);
-}
-EXPORT_SYMBOL_NS_GPL(ibpost_qp_create, IBPOST_NS);
 
 /**
  * ibpost_qp_loopback_av - an address vector for the QP's own port
@@ -491,56 +595,32 @@ int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
 			       const struct rdma_ah_attr *av)
 {
+	struct ib_device *ibdev = qp->dev->ibdev;
 	struct ib_port_attr pattr;
-	struct ib_qp_attr qa = {};
-	int ret;
+	struct ib_qp_attr qa;
+	int mask, ret;
 
-	ret = ib_query_port(qp->dev->ibdev, qp->port, &pattr);
+	ret = ib_query_port(ibdev, qp->port, &pattr);
 	if (ret)
 		return ret;
 
-	qa.qp_state = IB_QPS_INIT;
-	qa.pkey_index = 0;
-	qa.port_num = qp->port;
-	qa.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-			     IB_ACCESS_REMOTE_ATOMIC;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	mask = ibpost_rc_init_attr(&qa, qp->port, IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_ATOMIC);
+	ret = ib_modify_qp(qp->ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	qp->left_reset = true;
 	ibpost_set_state(qp, IB_QPS_INIT);
 
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.path_mtu = pattr.active_mtu;
-	qa.dest_qp_num = remote_qpn;
-	qa.rq_psn = 0;
-	qa.max_dest_rd_atomic = 8;
-	qa.min_rnr_timer = 12;
-	qa.ah_attr = *av;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	mask = ibpost_rc_rtr_attr(&qa, ibdev, pattr.active_mtu, remote_qpn, av);
+	ret = ib_modify_qp(qp->ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	ibpost_set_state(qp, IB_QPS_RTR);
 
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTS;
-	qa.timeout = 14;
-	/*
-	 * Bounded on every provider: rxe treats retry_cnt 7 as "retry
-	 * forever" (rxe_comp.c, COMPST_ERROR_RETRY), so a dead peer would
-	 * hold the WRs until the QP is destroyed.
-	 */
-	qa.retry_cnt = 6;
-	qa.rnr_retry = 7;
-	qa.sq_psn = 0;
-	qa.max_rd_atomic = 8;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_TIMEOUT |
-			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			   IB_QP_MAX_QP_RD_ATOMIC);
+	mask = ibpost_rc_rts_attr(&qa, ibdev);
+	ret = ib_modify_qp(qp->ibqp, &qa, mask);
 	if (!ret)
 		ibpost_set_state(qp, IB_QPS_RTS);
 	return ret;

@@ -10,6 +10,7 @@
 #include <linux/umh.h>
 #include <linux/workqueue.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_rc.h"
 
 /*
  * Knobs. Module parameters cannot steer the suites: with CONFIG_KUNIT=m
@@ -315,41 +316,34 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 			 u8 min_rnr_timer, u8 rnr_retry)
 {
 	struct ib_port_attr pattr;
-	struct ib_qp_attr qa = {};
+	struct rdma_ah_attr av;
+	struct ib_device *ibdev;
+	struct ib_qp_attr qa;
+	int mask;
 
 	if (state == IB_QPS_RESET)
 		return;
-	qa.qp_state = IB_QPS_INIT;
-	qa.port_num = 1;
-	qa.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS));
+	/*
+	 * ibpost's own loopback attributes (ibpost_rc.h), but for the access
+	 * flags, the RNR values given and a retry_cnt of 1.
+	 */
+	mask = ibpost_rc_init_attr(&qa, 1, IB_ACCESS_REMOTE_WRITE);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, mask));
 	if (state == IB_QPS_INIT)
 		return;
-	KUNIT_ASSERT_EQ(test, 0, ib_query_port(ibpost_qp_ibqp(qp)->device, 1,
-					       &pattr));
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.path_mtu = pattr.active_mtu;
-	qa.dest_qp_num = ibpost_qp_ibqp(peer)->qp_num;
-	qa.max_dest_rd_atomic = 1;
+	ibdev = ibpost_qp_ibqp(qp)->device;
+	KUNIT_ASSERT_EQ(test, 0, ib_query_port(ibdev, 1, &pattr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &av));
+	mask = ibpost_rc_rtr_attr(&qa, ibdev, pattr.active_mtu,
+				  ibpost_qp_ibqp(peer)->qp_num, &av);
 	qa.min_rnr_timer = min_rnr_timer;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_loopback_av(qp, &qa.ah_attr));
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-			IB_QP_MIN_RNR_TIMER));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, mask));
 	if (state == IB_QPS_RTR)
 		return;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTS;
-	qa.timeout = 14;
+	mask = ibpost_rc_rts_attr(&qa, ibdev);
 	qa.retry_cnt = 1;
 	qa.rnr_retry = rnr_retry;
-	qa.max_rd_atomic = 1;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, IB_QP_STATE |
-			IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
-			IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, mask));
 }
 
 static void ibpost_test_cbd_dereg(struct ibpost_test_cbd_recv *r)

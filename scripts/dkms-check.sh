@@ -165,9 +165,9 @@ if ! dkms build -m ibpost -v "$version" -k "$kver" "${ksrc_opt[@]}" \
 fi
 show "$tmp/build.log"
 
-# A modinfo field of $info, one line per occurrence.
+# Field $1 of modinfo output $2, one line per occurrence.
 field() {
-	sed -n "s/^$1: *//p" <<<"$info"
+	sed -n "s/^$1: *//p" <<<"$2"
 }
 
 moddir=$dkms_tree/ibpost/$version/$kver/$arch/module
@@ -178,17 +178,17 @@ for m in "${modules[@]}"; do
 	info=$(modinfo "$ko") || die "modinfo $ko failed"
 	[[ -n $verbose ]] && printf '%s\n' "---- modinfo $ko" "$info"
 
-	[[ -n $(field description) ]] || die "$m.ko has no description"
-	[[ $(field license) == GPL ]] || die "$m.ko: license is not GPL"
-	[[ $(field vermagic) == "$kver "* ]] ||
-		die "$m.ko: vermagic '$(field vermagic)' is not for $kver"
+	[[ -n $(field description "$info") ]] || die "$m.ko has no description"
+	[[ $(field license "$info") == GPL ]] || die "$m.ko: license is not GPL"
+	[[ $(field vermagic "$info") == "$kver "* ]] ||
+		die "$m.ko: vermagic '$(field vermagic "$info")' is not for $kver"
 	if [[ $m == ibpost ]]; then
-		[[ ,$(field depends), == *,ib_core,* ]] ||
+		[[ ,$(field depends "$info"), == *,ib_core,* ]] ||
 			die "ibpost.ko does not depend on ib_core"
 	else
-		field import_ns | grep -qx IBPOST ||
+		field import_ns "$info" | grep -qx IBPOST ||
 			die "$m.ko does not import namespace IBPOST"
-		[[ ,$(field depends), == *,ibpost,* ]] ||
+		[[ ,$(field depends "$info"), == *,ibpost,* ]] ||
 			die "$m.ko does not depend on ibpost"
 	fi
 	# "parm: name:description (type)"; without a description, "name:type".

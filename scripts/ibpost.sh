@@ -61,10 +61,12 @@ PACKAGES="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libel
 	  dwarves python3 qemu-system-x86 busybox-static iproute2 kmod cpio
 	  xz-utils sparse rsync binutils"
 
+# Install the Debian packages named (by default $PACKAGES) that are
+# missing.
 deps() {
 	[ "${IBPOST_NO_APT:-0}" = 1 ] && return 0
-	local missing=""
-	for p in $PACKAGES; do
+	local missing="" p pkgs="${*:-$PACKAGES}"
+	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing="$missing $p"
 	done
@@ -223,16 +225,17 @@ lint() {
 # The reliability figures of console $1 (Documentation/reliability.rst);
 # $2 is the kernel series, $3 "suites tests passed".
 figures() {
-	local console=$1 series=$2 s
+	local console=$1 series=$2
 	set -- $3
-	s() { sed 's/\r$//; s/^\[ *[0-9.]*\] //' "$console"; }
+	# The kernel messages of console $1, without their timestamps.
+	s() { sed 's/\r$//; s/^\[ *[0-9.]*\] //' "$1"; }
 	echo "run:              $(date -u +%Y-%m-%d), Linux $series test kernel, 2 vCPUs, $1 suites, $3 of $2 cases passed"
-	echo "chains fuzzed:    $(s | awk '/^ibpost_fuzz: [0-9]+ chains/{n+=$2} END{print n+0}')" \
-		"(seed $(s | sed -n 's/^ibpost_fuzz: seed \([0-9a-fx]*\) half 1$/\1/p'))"
-	echo "WRs concurrently: $(s | awk '/^ibpost_stress: /{n+=$2; l+=$NF} END{print n" posted by 4 threads + receiver, contexts lost " l}')"
-	echo "removal cycles:   $(s | grep -c '^ibpost-removal: cycle .* posted')" \
-		"($(s | awk '/^ibpost-removal: cycle/{p+=$6; r+=$8} END{print p" contexts posted, " p-r " lost"}'))"
-	echo "faults injected:  $(s | grep -c 'fail_ibpost: refusing a WR')"
+	echo "chains fuzzed:    $(s "$console" | awk '/^ibpost_fuzz: [0-9]+ chains/{n+=$2} END{print n+0}')" \
+		"(seed $(s "$console" | sed -n 's/^ibpost_fuzz: seed \([0-9a-fx]*\) half 1$/\1/p'))"
+	echo "WRs concurrently: $(s "$console" | awk '/^ibpost_stress: /{n+=$2; l+=$NF} END{print n" posted by 4 threads + receiver, contexts lost " l}')"
+	echo "removal cycles:   $(s "$console" | grep -c '^ibpost-removal: cycle .* posted')" \
+		"($(s "$console" | awk '/^ibpost-removal: cycle/{p+=$6; r+=$8} END{print p" contexts posted, " p-r " lost"}'))"
+	echo "faults injected:  $(s "$console" | grep -c 'fail_ibpost: refusing a WR')"
 	echo "kernel reports:   $(grep -cE "$REPORTS" "$console")"
 }
 
@@ -463,7 +466,7 @@ cmd_bench() {
 	local k bdir out log start fail=0
 	start=$(date +%s)
 	deps
-	PACKAGES="perftest ibverbs-providers libibverbs1" deps
+	deps perftest ibverbs-providers libibverbs1
 	: > "$OUTROOT/bench-table.txt"
 	for k in $KERNELS; do
 		out=$OUTROOT/$k

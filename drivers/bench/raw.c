@@ -30,16 +30,12 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include "bench.h"
+/* ibpost's own loopback RC attributes, header only: no ibpost call. */
+#include "../ibpost_rc.h"
 
 #define BENCH_RAW_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ)
-/* ibpost's loopback RC attributes (drivers/qp.c). */
-#define BENCH_RAW_RD_ATOMIC	8
-#define BENCH_RAW_MIN_RNR	12
-#define BENCH_RAW_TIMEOUT	14
-#define BENCH_RAW_RETRY		6
-#define BENCH_RAW_RNR_RETRY	7
 
 static void bench_raw_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -184,45 +180,23 @@ static void bench_raw_side_destroy(struct bench_run *run,
 static int bench_raw_to_rts(struct bench_run *run, struct bench_side *s,
 			    enum ib_mtu mtu)
 {
-	const struct ib_device_attr *da = &run->ibdev->attrs;
-	struct ib_qp_attr qa = {};
-	int ret;
+	struct ib_qp_attr qa;
+	int mask, ret;
 
-	qa.qp_state = IB_QPS_INIT;
-	qa.pkey_index = 0;
-	qa.port_num = run->port;
-	qa.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
-	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	mask = ibpost_rc_init_attr(&qa, run->port, IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_WRITE);
+	ret = ib_modify_qp(s->qp, &qa, mask);
 	if (ret)
 		return bench_fail(run, ret, "ib_modify_qp to INIT");
 
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.path_mtu = mtu;
-	qa.dest_qp_num = s->peer->qp->qp_num;
-	qa.rq_psn = 0;
-	qa.max_dest_rd_atomic = min_t(int, BENCH_RAW_RD_ATOMIC,
-				      da->max_qp_rd_atom);
-	qa.min_rnr_timer = BENCH_RAW_MIN_RNR;
-	qa.ah_attr = run->root->av;
-	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	mask = ibpost_rc_rtr_attr(&qa, run->ibdev, mtu, s->peer->qp->qp_num,
+				  &run->root->av);
+	ret = ib_modify_qp(s->qp, &qa, mask);
 	if (ret)
 		return bench_fail(run, ret, "ib_modify_qp to RTR");
 
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTS;
-	qa.timeout = BENCH_RAW_TIMEOUT;
-	qa.retry_cnt = BENCH_RAW_RETRY;
-	qa.rnr_retry = BENCH_RAW_RNR_RETRY;
-	qa.sq_psn = 0;
-	qa.max_rd_atomic = min_t(int, BENCH_RAW_RD_ATOMIC,
-				 da->max_qp_init_rd_atom);
-	ret = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_TIMEOUT |
-			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			   IB_QP_MAX_QP_RD_ATOMIC);
+	mask = ibpost_rc_rts_attr(&qa, run->ibdev);
+	ret = ib_modify_qp(s->qp, &qa, mask);
 	return ret ? bench_fail(run, ret, "ib_modify_qp to RTS") : 0;
 }
 

@@ -96,31 +96,31 @@ struct ibpost_qp_attr {
 
 struct rdma_cm_id;
 
-struct ibpost_qp *ibpost_qp_create(struct ibpost_dev *dev,
-				   const struct ibpost_qp_attr *attr);
 struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
 				     const struct ibpost_qp_attr *attr,
 				     const char *caller);
-/**
- * ibpost_qp_create - create a QP, credited to the calling module
- * @dev: the device
- * @attr: what is wanted; see struct ibpost_qp_attr
- *
- * Wraps __ibpost_qp_create() with the consumer's KBUILD_MODNAME, so that
- * ``rdma resource show qp`` and ``cq`` name the consumer, as ib_alloc_pd()
- * does. The exported function of the same name credits "ibpost".
- *
- * Context: Process context; may sleep.
- * Return: as __ibpost_qp_create().
- */
-#define ibpost_qp_create(dev, attr) \
-	__ibpost_qp_create(dev, attr, KBUILD_MODNAME)
-
-struct ibpost_qp *ibpost_qp_create_cm(struct rdma_cm_id *id,
-				      const struct ibpost_qp_attr *attr);
 struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
 					const struct ibpost_qp_attr *attr,
 					const char *caller);
+
+/**
+ * ibpost_qp_create - create a QP, credited to the calling module
+ * @dev: the device (a reference is taken for the QP's lifetime)
+ * @attr: what is wanted; see struct ibpost_qp_attr
+ *
+ * Wraps __ibpost_qp_create() with the consumer's KBUILD_MODNAME, as
+ * ib_alloc_cq() wraps __ib_alloc_cq(), so that ``rdma resource show qp``
+ * and ``cq`` name the consumer.
+ *
+ * Context: Process context; may sleep.
+ * Return: the QP, or an ERR_PTR as __ibpost_qp_create() returns it.
+ */
+static inline struct ibpost_qp *
+ibpost_qp_create(struct ibpost_dev *dev, const struct ibpost_qp_attr *attr)
+{
+	return __ibpost_qp_create(dev, attr, KBUILD_MODNAME);
+}
+
 /**
  * ibpost_qp_create_cm - create a QP on an rdma_cm_id, credited to the caller
  * @id: the cm_id, bound to a device (route resolved, or a connect request)
@@ -128,11 +128,14 @@ struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
  *
  * Wraps __ibpost_qp_create_cm() with the consumer's KBUILD_MODNAME.
  *
- * Context: Process context; may sleep.
- * Return: as __ibpost_qp_create_cm().
+ * Context: Process context; may sleep (a cm event handler is fine).
+ * Return: the QP, or an ERR_PTR as __ibpost_qp_create_cm() returns it.
  */
-#define ibpost_qp_create_cm(id, attr) \
-	__ibpost_qp_create_cm(id, attr, KBUILD_MODNAME)
+static inline struct ibpost_qp *
+ibpost_qp_create_cm(struct rdma_cm_id *id, const struct ibpost_qp_attr *attr)
+{
+	return __ibpost_qp_create_cm(id, attr, KBUILD_MODNAME);
+}
 
 int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b);
 void ibpost_qp_destroy(struct ibpost_qp *qp);
