@@ -14,7 +14,6 @@
 #include "ibpost_test.h"
 
 #define CHAIN_LEN 3
-#define CTX(n) ((void *)(unsigned long)(n))
 
 enum chain_fault {
 	F_OPCODE_UNKNOWN,

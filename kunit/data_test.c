@@ -16,7 +16,6 @@
 #include "ibpost_test.h"
 #include "../drivers/ibpost_internal.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
 #define DATA_LEN 65536
 
 enum data_op { OP_SEND, OP_WRITE, OP_READ, OP_COUNT };

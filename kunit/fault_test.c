@@ -8,7 +8,6 @@
 #include <linux/namei.h>
 #include "ibpost_test.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
 #define FAULT_FILE "/sys/kernel/debug/ibpost/fault_inject"
 
 /* debugfs cannot be written from the kernel; the guest tests the file. */

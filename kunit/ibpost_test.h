@@ -12,6 +12,9 @@
 #include <rdma/ibpost.h>
 #include "compat.h"
 
+/* A WR context made of a small number, as the suites post them. */
+#define CTX(n) ((void *)(unsigned long)(n))
+
 /* The name of the device under test. */
 const char *ibpost_test_ibdev(void);
 

@@ -11,8 +11,6 @@
 #include "ibpost_test.h"
 #include "../drivers/ibpost_internal.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
-
 static void ibpost_reg_msgs_refuses_vmalloc(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);

@@ -12,8 +12,6 @@
 #include "ibpost_test.h"
 #include "../drivers/ibpost_internal.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
-
 static u32 sq_used(struct ibpost_qp *qp)
 {
 	u32 used;
