@@ -95,6 +95,24 @@ static char *dbg_dev(struct kunit *test, const char *file)
 	return dbg_read(test, name);
 }
 
+/* @n 8-byte WRITEs from a, the last one signaled; its completion taken. */
+static void dbg_writes(struct kunit *test, struct ibpost_test_pair *p, int n)
+{
+	struct ibpost_comp comp;
+	int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_write(p->a, CTX(i), p->abuf.buf, 8,
+						  p->abuf.mr,
+						  i == n - 1 ? IB_SEND_SIGNALED : 0,
+						  ibpost_mr_remote_addr(p->bw.mr),
+						  ibpost_mr_rkey(p->bw.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(n - 1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+}
+
 /*
  * A QP's file counts what was posted, completed (the unsignaled WRITEs
  * too, once a later signal reclaimed them), forced and refused, and its
@@ -133,15 +151,7 @@ static void ibpost_debugfs_qp_counters(struct kunit *test)
 			ibpost_post_sendv(p->a, NULL, many,
 					  p->got.max_send_sge + 1, 0));
 	/* 5 unsignaled WRITEs (the 4th forced), then a signaled one. */
-	for (i = 0; i < 6; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_write(p->a, CTX(i), p->abuf.buf, 8,
-						  p->abuf.mr,
-						  i == 5 ? IB_SEND_SIGNALED : 0,
-						  ibpost_mr_remote_addr(p->bw.mr),
-						  ibpost_mr_rkey(p->bw.mr)));
-	ibpost_test_send_comp(test, p->a, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	dbg_writes(test, p, 6);
 	t = dbg_qp(test, p->a);
 	KUNIT_EXPECT_EQ(test, 6ULL, dbg_val(test, t, "send_posted"));
 	KUNIT_EXPECT_EQ(test, 6ULL, dbg_val(test, t, "send_completed"));
@@ -232,7 +242,6 @@ static void ibpost_debugfs_device_files(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	u64 qps, posted, completed;
-	struct ibpost_comp comp;
 	const char *line;
 	char *t, want[64];
 	int i;
@@ -261,14 +270,7 @@ static void ibpost_debugfs_device_files(struct kunit *test)
 					     strlen(want)),
 			    "\"%s\" is not \"%s\"", line, want);
 
-	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_write(p->a, CTX(i), p->abuf.buf, 8,
-						  p->abuf.mr,
-						  i == 3 ? IB_SEND_SIGNALED : 0,
-						  ibpost_mr_remote_addr(p->bw.mr),
-						  ibpost_mr_rkey(p->bw.mr)));
-	ibpost_test_send_comp(test, p->a, &comp);
+	dbg_writes(test, p, 4);
 	/* Destroyed, a's counters stay in the device's sums. */
 	ibpost_qp_destroy(p->a);
 	p->a = NULL;

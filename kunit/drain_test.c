@@ -182,33 +182,13 @@ static void ibpost_drain_reset_after_err_returns_each_once(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(6), p->abuf.buf,
 						  64, p->abuf.mr));
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
-	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_send(p->a, CTX(i), p->abuf.buf, 8,
-						 p->abuf.mr,
-						 i & 1 ? IB_SEND_SIGNALED : 0));
-	for (i = 4; i < 6; i++)
-		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(i),
-							  p->abuf.buf, 64,
-							  p->abuf.mr));
+	ibpost_test_post_mixed(test, p);
 	qa.qp_state = IB_QPS_RESET;
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
-	for (i = 0; i < 4; i++) {
-		KUNIT_ASSERT_EQ(test, 1, ibpost_get_send_comp(p->a, &comp, 0));
-		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
-		KUNIT_ASSERT_LT(test, (unsigned long)comp.context, 7UL);
-		KUNIT_EXPECT_FALSE(test,
-				   __test_and_set_bit((unsigned long)comp.context,
-						      seen));
-	}
-	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, 1, ibpost_get_recv_comp(p->a, &comp, 0));
-		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
-		KUNIT_ASSERT_LT(test, (unsigned long)comp.context, 7UL);
-		KUNIT_EXPECT_FALSE(test,
-				   __test_and_set_bit((unsigned long)comp.context,
-						      seen));
-	}
+	for (i = 0; i < 4; i++)
+		ibpost_test_take_flushed(test, p->a, true, seen, 7);
+	for (i = 0; i < 3; i++)
+		ibpost_test_take_flushed(test, p->a, false, seen, 7);
 	KUNIT_EXPECT_TRUE(test, bitmap_full(seen, 7));
 	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
 	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->a, &comp, 0));

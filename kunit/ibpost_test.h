@@ -170,6 +170,20 @@ int ibpost_test_cb_calls(struct ibpost_test_cb *c);
 /* Wait up to 10 s for @want callbacks; the count then. */
 int ibpost_test_cb_wait(struct ibpost_test_cb *c, int want);
 
+/*
+ * On p->a: four 8-byte sends, CTX(0) to CTX(3), the odd ones signaled,
+ * then receives CTX(4) and CTX(5).
+ */
+void ibpost_test_post_mixed(struct kunit *test, struct ibpost_test_pair *p);
+
+/*
+ * Take one completion already queued on @qp's send (or receive) queue:
+ * a flush, of a context below @nbits not in @seen before (now set).
+ */
+void ibpost_test_take_flushed(struct kunit *test, struct ibpost_qp *qp,
+			      bool send, unsigned long *seen,
+			      unsigned long nbits);
+
 /* Run a shell command in the guest; its wait status (0: success). */
 __printf(1, 2) int ibpost_test_sh(const char *fmt, ...);
 

@@ -268,6 +268,37 @@ static void ibpost_test_cb_record(struct ibpost_qp *qp, void *context,
 	spin_unlock_bh(&c->lock);
 }
 
+void ibpost_test_post_mixed(struct kunit *test, struct ibpost_test_pair *p)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i), p->abuf.buf, 8,
+						 p->abuf.mr,
+						 i & 1 ? IB_SEND_SIGNALED : 0));
+	for (i = 4; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->a, CTX(i), p->abuf.buf, 8,
+						 p->abuf.mr));
+}
+
+void ibpost_test_take_flushed(struct kunit *test, struct ibpost_qp *qp,
+			      bool send, unsigned long *seen,
+			      unsigned long nbits)
+{
+	struct ibpost_comp comp;
+	unsigned long ctx;
+
+	KUNIT_ASSERT_EQ(test, 1, send ? ibpost_get_send_comp(qp, &comp, 0) :
+				       ibpost_get_recv_comp(qp, &comp, 0));
+	ctx = (unsigned long)comp.context;
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	KUNIT_ASSERT_LT(test, ctx, nbits);
+	KUNIT_EXPECT_FALSE_MSG(test, __test_and_set_bit(ctx, seen),
+			       "context %lu came back twice", ctx);
+}
+
 int ibpost_test_cb_calls(struct ibpost_test_cb *c)
 {
 	int n;
