@@ -131,13 +131,18 @@ int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_queue_set_pos, IBPOST_NS);
 
-/* The sink registration of the READ in @pos of @q, under q->lock. */
+/*
+ * The sink registration of the READ in @pos of @q, and its one SGE (the
+ * sink's own), under q->lock.
+ */
 static void ibpost_test_sink_get(struct ibpost_queue *q, u32 pos,
 				 struct ibpost_test_slot *ts)
 	__must_hold(&q->lock)
 {
 	struct ibpost_sink *sink = &q->sinks[pos & q->mask];
 
+	ts->sge_addr = sink->sge.addr;
+	ts->sge_lkey = sink->sge.lkey;
 	ts->sink_lkey = sink->mr->lkey;
 	ts->sink_rkey = sink->mr->rkey;
 	ts->sink_access = sink->reg.access;
@@ -172,10 +177,10 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 	ts->sink = slot->sink;
 	ts->opcode = slot->wr.send.opcode;
 	ts->invalidate_rkey = slot->wr.send.ex.invalidate_rkey;
-	if (slot->wr.send.num_sge) {
-		ts->sge_addr = slot->wr.send.sg_list[0].addr;
-		ts->sge_lkey = slot->wr.send.sg_list[0].lkey;
-	}
+	/*
+	 * Only a sink READ's SGE is ibpost's: any other WR's sg_list is the
+	 * poster's, gone once its post returned.
+	 */
 	if (slot->sink && q->sinks)
 		ibpost_test_sink_get(q, pos, ts);
 	spin_unlock_irqrestore(&q->lock, flags);

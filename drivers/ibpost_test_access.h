@@ -71,8 +71,9 @@ int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos);
  * @sink: an iWARP READ, posted behind the registration of its sink
  * @opcode: the WR's opcode as posted
  * @invalidate_rkey: the key a READ_WITH_INV invalidates
- * @sge_addr: the first SGE's address
- * @sge_lkey: the first SGE's key
+ * @sge_addr: @sink: the READ's SGE's address, else 0 (the SGEs of any
+ *            other WR were its poster's, gone once the post returned)
+ * @sge_lkey: @sink: that SGE's key, else 0
  * @sink_lkey: @sink: the sink MR's local key, else 0
  * @sink_rkey: @sink: its remote key, else 0
  * @sink_access: @sink: the access its registration grants, else 0
