@@ -6,8 +6,13 @@
  * enum ibpost_hook: there it can widen a race window (block until another
  * thread has removed the device) or make "the provider" refuse part of a
  * chain. Elsewhere ibpost_hook() is an empty inline.
+ *
+ * The white-box suites also read (and in a few places set) ibpost's
+ * insides here, through the accessors of ibpost_test_access.h, rather
+ * than through the structures of ibpost_internal.h.
  */
 #include <linux/module.h>
+#include <linux/workqueue.h>
 #include "ibpost_internal.h"
 
 ibpost_hook_fn ibpost_hook_cur;
@@ -48,3 +53,265 @@ int ibpost_test_set_hook(ibpost_hook_fn fn, void *data)
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_set_hook, IBPOST_NS);
+
+/* The suites' view of ibpost's insides (ibpost_test_access.h). */
+
+static struct ibpost_queue *ibpost_test_q(struct ibpost_qp *qp, bool send)
+{
+	return send ? &qp->sq : &qp->rq;
+}
+
+/**
+ * ibpost_test_queue_get - snapshot a work queue's positions and counters
+ * @qp: the QP
+ * @send: its send queue, else its receive queue
+ * @tq: filled under the queue's lock, consistent with itself
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: nothing.
+ */
+void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
+			   struct ibpost_test_queue *tq)
+{
+	struct ibpost_queue *q = ibpost_test_q(qp, send);
+	struct ibpost_stats st;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	tq->head = q->head;
+	tq->tail = q->tail;
+	tq->since_signal = q->since_signal;
+	tq->provider_errors = q->provider_errors;
+	st = q->stats;
+	spin_unlock_irqrestore(&q->lock, flags);
+	tq->mask = q->mask;
+	tq->depth = q->depth;
+	tq->signal_interval = q->signal_interval;
+	tq->sinks = !!READ_ONCE(q->sinks);
+	tq->posted = st.posted;
+	tq->completed = st.completed;
+	tq->flushed = st.flushed;
+	tq->failed = st.failed;
+	tq->forced_signals = st.forced_signals;
+	tq->refused_einval = st.refused.einval;
+	tq->refused_enomem = st.refused.enomem;
+	tq->refused_enotconn = st.refused.enotconn;
+	tq->refused_enodev = st.refused.enodev;
+	tq->refused_other = st.refused.other;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_queue_get, IBPOST_NS);
+
+/**
+ * ibpost_test_queue_set_pos - move an empty work queue's ring positions
+ * @qp: the QP
+ * @send: its send queue, else its receive queue
+ * @pos: the new head and tail (e.g. just short of the u32 wrap)
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: 0, or -EBUSY when a slot of the queue is in use.
+ */
+int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos)
+{
+	struct ibpost_queue *q = ibpost_test_q(qp, send);
+	unsigned long flags;
+	int ret = -EBUSY;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->head == q->tail) {
+		q->head = pos;
+		q->tail = pos;
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_queue_set_pos, IBPOST_NS);
+
+/*
+ * The sink registration of the READ in @pos of @q, and its one SGE (the
+ * sink's own), under q->lock.
+ */
+static void ibpost_test_sink_get(struct ibpost_queue *q, u32 pos,
+				 struct ibpost_test_slot *ts)
+	__must_hold(&q->lock)
+{
+	struct ibpost_sink *sink = &q->sinks[pos & q->mask];
+
+	ts->sge_addr = sink->sge.addr;
+	ts->sge_lkey = sink->sge.lkey;
+	ts->sink_lkey = sink->mr->lkey;
+	ts->sink_rkey = sink->mr->rkey;
+	ts->sink_access = sink->reg.access;
+	ts->sink_iova = sink->mr->iova;
+	ts->sink_length = sink->mr->length;
+}
+
+/**
+ * ibpost_test_send_slot - what ibpost handed the provider for a send slot
+ * @qp: the QP
+ * @pos: the slot's position (its index is @pos & mask); the slot's WR is
+ *       the last one posted there, whether or not it has completed
+ * @ts: filled from the slot, and from its READ sink on iWARP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: nothing.
+ */
+void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
+			   struct ibpost_test_slot *ts)
+{
+	struct ibpost_queue *q = &qp->sq;
+	struct ibpost_slot *slot;
+	unsigned long flags;
+
+	memset(ts, 0, sizeof(*ts));
+	spin_lock_irqsave(&q->lock, flags);
+	slot = &q->slots[pos & q->mask];
+	ts->signaled = slot->signaled;
+	ts->user_signaled = slot->user_signaled;
+	ts->sink = slot->sink;
+	ts->opcode = slot->wr.send.opcode;
+	ts->invalidate_rkey = slot->wr.send.ex.invalidate_rkey;
+	/*
+	 * Only a sink READ's SGE is ibpost's: any other WR's sg_list is the
+	 * poster's, gone once its post returned.
+	 */
+	if (slot->sink && q->sinks)
+		ibpost_test_sink_get(q, pos, ts);
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_slot, IBPOST_NS);
+
+/**
+ * ibpost_test_mr_users - how many posted SGEs still reference an MR
+ * @mr: the MR
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: the count of SGEs of WRs not yet completed that use @mr.
+ */
+int ibpost_test_mr_users(struct ibpost_mr *mr)
+{
+	return atomic_read(&mr->users);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_users, IBPOST_NS);
+
+/**
+ * ibpost_test_dev_iwarp - whether ibpost found a device to be iWARP
+ * @dev: the device, present or already removed
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: rdma_protocol_iwarp() of the device's first port at its add.
+ */
+bool ibpost_test_dev_iwarp(struct ibpost_dev *dev)
+{
+	return ibpost_dev_iwarp(dev);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_dev_iwarp, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_dev - the device a QP was created on
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: the device, valid while @qp is (no reference is taken).
+ */
+struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp)
+{
+	return qp->dev;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_dev, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_tracked_state - the QP state as ibpost last set or saw it
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only. An
+ * iWARP provider need not report its QPs' state (siw in 6.1 does not).
+ *
+ * Context: Any context.
+ * Return: ibpost's view of the state.
+ */
+enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_tracked_state, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_cm_res - the restrack id of a QP's rdma_cm id
+ * @qp: a QP made by ibpost_qp_create_cm()
+ * @res_id: set to the restrack id ibpost recorded for the cm_id
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: whether ibpost tracks the cm_id by that id (else @res_id is
+ * left as it was).
+ */
+bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id)
+{
+	if (!qp->cm_tracked)
+		return false;
+	*res_id = qp->cm_res_id;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_cm_res, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_cancel_flush - cancel a QP's pending flush worker
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only: makes
+ * the window in which WRs posted in ERR wait for their flush as wide as
+ * the test wants (the QP's teardown still flushes them).
+ *
+ * Context: Any context; does not wait for a running worker.
+ * Return: whether the worker was pending.
+ */
+bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp)
+{
+	return cancel_work(&qp->flush_work);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_cancel_flush, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_lock - hold a QP as its teardown, RESET or poller does
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ * Release with ibpost_test_qp_unlock().
+ *
+ * Context: Process context; may sleep.
+ * Return: nothing.
+ */
+void ibpost_test_qp_lock(struct ibpost_qp *qp)
+{
+	mutex_lock(&qp->mutex);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_lock, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_unlock - release a QP held by ibpost_test_qp_lock()
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Process context, by the task that took it.
+ * Return: nothing.
+ */
+void ibpost_test_qp_unlock(struct ibpost_qp *qp)
+{
+	mutex_unlock(&qp->mutex);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_unlock, IBPOST_NS);

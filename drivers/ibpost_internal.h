@@ -19,6 +19,7 @@
 #include <linux/refcount.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ibpost.h>
+#include "ibpost_test_access.h"
 
 /*
  * Locking. The locks, outermost first: each is taken only under locks
@@ -558,24 +559,8 @@ void ibpost_flush_work(struct work_struct *work);
 void ibpost_stats_refused(struct ibpost_stats *st, int err);
 void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
 
-/*
- * hooks.c: test hooks, points where the KUnit suites widen a race window
- * or simulate a provider's refusal. Compiled only into test builds (a
- * kernel with CONFIG_KUNIT); elsewhere they cost nothing.
- */
-enum ibpost_hook {
-	IBPOST_HOOK_REG_CHECKED,	/* a registration passed its checks */
-	IBPOST_HOOK_REG_POSTED,		/* its REG_MR completed (or not) */
-	IBPOST_HOOK_DEREG_REVOKED,	/* dereg revoked the MR, before LOCAL_INV */
-	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
-	IBPOST_HOOK_SUBMIT,		/* return k+1 to refuse from WR k */
-	IBPOST_HOOK_NR,
-};
-
-typedef int (*ibpost_hook_fn)(enum ibpost_hook point, void *obj, void *data);
-
+/* Test hooks (enum ibpost_hook) and the suites' accessors: hooks.c. */
 #ifdef IBPOST_TEST_HOOKS
-int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
 int __ibpost_hook(enum ibpost_hook point, void *obj);
 extern ibpost_hook_fn ibpost_hook_cur;
 static inline int ibpost_hook(enum ibpost_hook point, void *obj)

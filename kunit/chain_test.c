@@ -14,7 +14,6 @@
 #include "ibpost_test.h"
 
 #define CHAIN_LEN 3
-#define CTX(n) ((void *)(unsigned long)(n))
 
 enum chain_fault {
 	F_OPCODE_UNKNOWN,
@@ -380,15 +379,7 @@ static void ibpost_post_in_err_flushes_each_wr(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
 	/* Signaled or not, each WR posted in ERR comes back flushed. */
-	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_send(p->a, CTX(i), p->abuf.buf, 8,
-						 p->abuf.mr,
-						 i & 1 ? IB_SEND_SIGNALED : 0));
-	for (i = 4; i < 6; i++)
-		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_recv(p->a, CTX(i), p->abuf.buf, 8,
-						 p->abuf.mr));
+	ibpost_test_post_mixed(test, p);
 	for (i = 0; i < 4; i++) {
 		ibpost_test_send_comp(test, p->a, &comp);
 		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);

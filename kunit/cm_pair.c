@@ -6,7 +6,6 @@
  * moved to RTS by hand. The QPs are ibpost's either way; on iWARP the
  * pair's rdma_cm ids are kept until after both QPs are destroyed.
  */
-#include <linux/delay.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -14,7 +13,6 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
 
 #define CM_PAIR_TIMEOUT		(10 * HZ)
 #define CM_PAIR_PORT_BASE	18000
@@ -30,62 +28,6 @@ struct ibpost_test_cm {
 };
 
 static atomic_t cm_pair_port = ATOMIC_INIT(0);
-
-/* White-box: what ibpost found at the device's add; kept after removal. */
-bool ibpost_test_iwarp(struct ibpost_dev *dev)
-{
-	return ibpost_dev_iwarp(dev);
-}
-
-enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
-				      struct ibpost_qp *qp)
-{
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr qa;
-
-	/* White-box on iWARP: see the header. */
-	if (ibpost_dev_iwarp(qp->dev))
-		return READ_ONCE(qp->state);
-	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
-					     IB_QP_STATE, &init));
-	return qa.qp_state;
-}
-
-bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
-{
-	int i;
-
-	for (i = 0; i < 50; i++) {
-		if (ibpost_test_qp_state(test, qp) == IB_QPS_ERR)
-			return true;
-		msleep(100);
-	}
-	return false;
-}
-
-/*
- * 6.1's KUnit prints a skipped parameter as a plain "ok": the reason goes
- * to the log as well, where the test run lists it.
- */
-static __printf(2, 3) void ibpost_test_skip(struct kunit *test,
-					    const char *fmt, ...)
-{
-	char why[192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	kunit_info(test, "ibpost-skip: %s\n", why);
-	kunit_skip(test, "%s", why);
-}
-
-void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
-			 const char *why)
-{
-	if (ibpost_test_iwarp(dev))
-		ibpost_test_skip(test, "iWARP: %s", why);
-}
 
 void ibpost_test_need_ud(struct kunit *test, struct ibpost_dev *dev)
 {

@@ -13,7 +13,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/restrack.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
+#include "../drivers/ibpost_test_access.h"
 
 #define CM_TIMEOUT		(30 * HZ)
 #define CM_RECVS		8
@@ -179,12 +179,12 @@ static struct cm_conn *cm_connect(struct kunit *test, u16 port)
 static bool cm_tracks(struct ibpost_qp *qp, struct rdma_cm_id *id)
 {
 	struct rdma_restrack_entry *res;
+	u32 res_id;
 	bool same;
 
-	if (!qp->cm_tracked)
+	if (!ibpost_test_qp_cm_res(qp, &res_id))
 		return false;
-	res = rdma_restrack_get_byid(id->device, RDMA_RESTRACK_CM_ID,
-				     qp->cm_res_id);
+	res = rdma_restrack_get_byid(id->device, RDMA_RESTRACK_CM_ID, res_id);
 	if (IS_ERR(res))
 		return false;
 	same = rdma_res_to_id(res) == id;
@@ -460,12 +460,12 @@ static void ibpost_cm_qp_outlives_refused_id(struct kunit *test)
 	msleep(100);
 	if (r->qp) {
 		struct rdma_restrack_entry *res;
+		u32 res_id = 0;
 
 		/* White-box: rdma_cm no longer tracks the id. */
-		KUNIT_EXPECT_TRUE(test, r->qp->cm_tracked);
+		KUNIT_EXPECT_TRUE(test, ibpost_test_qp_cm_res(r->qp, &res_id));
 		res = rdma_restrack_get_byid(ibpost_qp_ibqp(r->qp)->device,
-					     RDMA_RESTRACK_CM_ID,
-					     r->qp->cm_res_id);
+					     RDMA_RESTRACK_CM_ID, res_id);
 		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(res),
 				      "the refused id still exists");
 		if (!IS_ERR(res))

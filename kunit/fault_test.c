@@ -12,7 +12,6 @@
 #include <rdma/ibpost_fault.h>
 #include "ibpost_test.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
 #define FAIL_DIR "/sys/kernel/debug/ibpost/fail_ibpost"
 #define FAULT_N 5
 

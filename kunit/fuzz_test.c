@@ -21,7 +21,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
+#include "../drivers/ibpost_test_access.h"
 
 #define FUZZ_MAX_CHAIN	32
 #define FUZZ_SGES	40
@@ -201,7 +201,7 @@ static void fuzz_chain(struct kunit *test, struct fuzz *f)
 			f->expect[f->nexpect++] = f->wr[i].wr.wr_id;
 	f->used += k;
 	f->queued += k;
-	KUNIT_ASSERT_EQ(test, f->used, f->p->a->sq.head - f->p->a->sq.tail);
+	KUNIT_ASSERT_EQ(test, f->used, ibpost_test_in_use(f->p->a, true));
 	if (f->chains % 16 == 0)
 		KUNIT_ASSERT_EQ(test, IB_QPS_RTS,
 				ibpost_test_qp_state(test, f->p->a));
@@ -254,6 +254,7 @@ static u32 fuzz_base_seed(void)
 static void ibpost_fuzz_random_chains_match_model(struct kunit *test)
 {
 	int half = *(const int *)test->param_value;
+	struct ibpost_test_queue tq;
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;
 	struct fuzz *f;
@@ -304,15 +305,16 @@ static void ibpost_fuzz_random_chains_match_model(struct kunit *test)
 		 * On iWARP a READ completes after the WRs behind it (its
 		 * forced signal is not shown): poll until the ring is empty.
 		 */
-		for (i = 0; i < 2 * HZ && f->p->a->sq.head != f->p->a->sq.tail;
+		for (i = 0; i < 2 * HZ && ibpost_test_in_use(f->p->a, true);
 		     i++)
 			KUNIT_ASSERT_EQ(test, 0,
 					ibpost_get_send_comp(f->p->a, &comp, 1));
-		KUNIT_ASSERT_EQ(test, 0U, f->p->a->sq.head - f->p->a->sq.tail);
+		KUNIT_ASSERT_EQ(test, 0U, ibpost_test_in_use(f->p->a, true));
 		f->rounds++;
 	}
 	ibpost_test_no_send_comp(test, f->p->a);
-	KUNIT_EXPECT_EQ(test, 0U, f->p->a->sq.provider_errors);
+	ibpost_test_queue_get(f->p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.provider_errors);
 	kunit_info(test, "%u chains in %u rounds, %u WRs queued, -ENOMEM %u",
 		   f->chains, f->rounds, f->queued, f->enomem);
 	kunit_info(test, "-EINVAL by kind: opcode %u reserved %u sge+ %u sge- %u inline+ %u inline-read %u nomr %u outside %u atomic-len %u atomic-align %u flags %u",

@@ -11,7 +11,7 @@
 
 #include <linux/completion.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
+#include "../drivers/ibpost_test_access.h"
 
 struct ibpost_gate {
 	enum ibpost_hook point;

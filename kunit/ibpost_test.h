@@ -8,9 +8,14 @@
 #ifndef _IBPOST_TEST_H
 #define _IBPOST_TEST_H
 
+#include <linux/bitmap.h>
+#include <linux/spinlock.h>
 #include <kunit/test.h>
 #include <rdma/ibpost.h>
 #include "compat.h"
+
+/* A WR context made of a small number, as the suites post them. */
+#define CTX(n) ((void *)(unsigned long)(n))
 
 /* The name of the device under test. */
 const char *ibpost_test_ibdev(void);
@@ -40,8 +45,12 @@ void ibpost_test_qp_destroy(struct kunit *test, struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 				      struct ibpost_qp *qp);
 
-/* Run @fn(@data) when the test ends (6.1 lacks kunit_add_action()). */
+/*
+ * helpers.c, in both KUnit modules. Run @fn(@data) when the test ends
+ * (6.1 lacks kunit_add_action()), or at ibpost_test_undefer(@data).
+ */
 void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data);
+void ibpost_test_undefer(struct kunit *test, void *data);
 
 /* A kmalloc'd buffer registered for local access, freed at test exit. */
 struct ibpost_test_buf {
@@ -84,13 +93,20 @@ enum { IBPOST_TEST_MSGS, IBPOST_TEST_READ, IBPOST_TEST_WRITE };
 /* Fill with a pattern derived from @seed. */
 void ibpost_test_fill(void *buf, size_t len, u32 seed);
 
-/* Take one send/recv completion, failing the test on timeout. */
+/* Take one send/recv completion, failing the test after @secs (10). */
+void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
+				struct ibpost_comp *comp, unsigned int secs);
+void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
+				struct ibpost_comp *comp, unsigned int secs);
 void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp);
 void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp);
 /* Expect no further send completion within a short wait. */
 void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp);
+
+/* White-box: slots of @qp's send (or receive) queue in use. */
+u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send);
 
 /*
  * Move a QP of a loopback RC pair by hand through ibpost_qp_modify(), up
@@ -134,6 +150,40 @@ struct ibpost_test_cbd *ibpost_test_cbd(struct kunit *test,
 /* Every receive came back flushed and its MR deregistered. */
 void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c);
 
+/*
+ * Completion callbacks that count into the QP's priv: how many ran, how
+ * many flushed or succeeded, and each context (a CTX() below
+ * IBPOST_TEST_CB_N) seen once.
+ */
+#define IBPOST_TEST_CB_N	64
+
+struct ibpost_test_cb {
+	spinlock_t lock;	/* the callbacks run in softirq */
+	DECLARE_BITMAP(seen, IBPOST_TEST_CB_N);
+	int calls, dups, flushed, success;
+};
+
+/* A counter for @test, and RC attributes whose callbacks record into it. */
+struct ibpost_test_cb *ibpost_test_cb_attr(struct kunit *test,
+					   struct ibpost_qp_attr *attr);
+int ibpost_test_cb_calls(struct ibpost_test_cb *c);
+/* Wait up to 10 s for @want callbacks; the count then. */
+int ibpost_test_cb_wait(struct ibpost_test_cb *c, int want);
+
+/*
+ * On p->a: four 8-byte sends, CTX(0) to CTX(3), the odd ones signaled,
+ * then receives CTX(4) and CTX(5).
+ */
+void ibpost_test_post_mixed(struct kunit *test, struct ibpost_test_pair *p);
+
+/*
+ * Take one completion already queued on @qp's send (or receive) queue:
+ * a flush, of a context below @nbits not in @seen before (now set).
+ */
+void ibpost_test_take_flushed(struct kunit *test, struct ibpost_qp *qp,
+			      bool send, unsigned long *seen,
+			      unsigned long nbits);
+
 /* Run a shell command in the guest; its wait status (0: success). */
 __printf(1, 2) int ibpost_test_sh(const char *fmt, ...);
 
@@ -160,6 +210,9 @@ bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp);
 
 /* Whether @dev is an iWARP device (RC through rdma_cm only, no UD). */
 bool ibpost_test_iwarp(struct ibpost_dev *dev);
+/* Skip the case, with the reason in the log too (for 6.1's output). */
+__printf(2, 3) __noreturn void ibpost_test_skip(struct kunit *test,
+						const char *fmt, ...);
 /* Skip the case, with @why, on an iWARP device. */
 void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 			 const char *why);

@@ -27,12 +27,13 @@
 #define LIFE_WRAP_START	(U32_MAX - 20)
 #define LIFE_WRAP_N	25
 
-static void life_wrap_queue(struct ibpost_queue *q)
+/* Both idle queues of @qp: every position close to the wrap. */
+static void life_wrap_queues(struct kunit *test, struct ibpost_qp *qp)
 {
-	spin_lock_bh(&q->lock);
-	q->head = LIFE_WRAP_START;
-	q->tail = LIFE_WRAP_START;
-	spin_unlock_bh(&q->lock);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_queue_set_pos(qp, true,
+							   LIFE_WRAP_START));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_queue_set_pos(qp, false,
+							   LIFE_WRAP_START));
 }
 
 /* The next context of @qp's queue: a success, in range, seen once. */
@@ -62,6 +63,7 @@ static void ibpost_life_ring_wraps(struct kunit *test)
 	DECLARE_BITMAP(seen_s, LIFE_WRAP_N);
 	DECLARE_BITMAP(seen_r, LIFE_WRAP_N);
 	u8 *ab = p->abuf.buf, *bb = p->bbuf.buf;
+	struct ibpost_test_queue tq;
 	int i, sig = 0;
 
 	KUNIT_ASSERT_GE(test, p->got.max_send_wr, (u32)LIFE_WRAP_N);
@@ -69,10 +71,8 @@ static void ibpost_life_ring_wraps(struct kunit *test)
 	bitmap_zero(seen_s, LIFE_WRAP_N);
 	bitmap_zero(seen_r, LIFE_WRAP_N);
 	/* Idle queues: move every position close to the wrap. */
-	life_wrap_queue(&p->a->sq);
-	life_wrap_queue(&p->a->rq);
-	life_wrap_queue(&p->b->sq);
-	life_wrap_queue(&p->b->rq);
+	life_wrap_queues(test, p->a);
+	life_wrap_queues(test, p->b);
 
 	ibpost_test_fill(ab, LIFE_WRAP_N * 64, 0x77);
 	for (i = 0; i < LIFE_WRAP_N; i++)
@@ -96,12 +96,13 @@ static void ibpost_life_ring_wraps(struct kunit *test)
 						      seen_s) - 1) % 3, 1L);
 	ibpost_test_no_send_comp(test, p->a);
 	KUNIT_EXPECT_EQ(test, memcmp(ab, bb, LIFE_WRAP_N * 64), 0);
-	KUNIT_EXPECT_EQ(test, p->a->sq.head - p->a->sq.tail, 0U);
-	KUNIT_EXPECT_EQ(test, p->b->rq.head - p->b->rq.tail, 0U);
-	KUNIT_EXPECT_EQ(test, p->b->rq.head, LIFE_WRAP_START + LIFE_WRAP_N);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->a, true), 0U);
+	ibpost_test_queue_get(p->b, false, &tq);
+	KUNIT_EXPECT_EQ(test, tq.head - tq.tail, 0U);
+	KUNIT_EXPECT_EQ(test, tq.head, LIFE_WRAP_START + LIFE_WRAP_N);
 	/* MR users: all released, so the buffers deregister. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->abuf.mr->users), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->bbuf.mr->users), 0);
+	KUNIT_EXPECT_EQ(test, ibpost_test_mr_users(p->abuf.mr), 0);
+	KUNIT_EXPECT_EQ(test, ibpost_test_mr_users(p->bbuf.mr), 0);
 }
 
 struct life_destroy {
@@ -209,7 +210,7 @@ static void life_err_then_destroy(struct kunit *test, int flags)
 	for (i = 0; i < 5; i++)
 		ret[i] = ibpost_post_send(a, (void *)(long)i, buf.buf, 64,
 					  buf.mr, flags);
-	cancelled = cancel_work(&a->flush_work);
+	cancelled = ibpost_test_qp_cancel_flush(a);
 	preempt_enable();
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ_MSG(test, 0, ret[i], "post %d", i);
@@ -285,9 +286,9 @@ static void ibpost_life_reset_returns_contexts(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, (long)comp.context, 100L + i);
 		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
 	}
-	KUNIT_EXPECT_EQ(test, p->b->sq.head - p->b->sq.tail, 0U);
-	KUNIT_EXPECT_EQ(test, p->b->rq.head - p->b->rq.tail, 0U);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->bbuf.mr->users), 0);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->b, true), 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->b, false), 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_test_mr_users(p->bbuf.mr), 0);
 	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, p->b), IB_QPS_RESET);
 	/* Posting in RESET is refused; back to RTS it works again. */
 	KUNIT_EXPECT_EQ(test, ibpost_post_recv(p->b, NULL, bb, 64, p->bbuf.mr),
@@ -297,7 +298,7 @@ static void ibpost_life_reset_returns_contexts(struct kunit *test)
 	ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 12, 7);
 	KUNIT_EXPECT_EQ(test, ibpost_post_recv(p->b, NULL, bb, 64, p->bbuf.mr),
 			0);
-	KUNIT_EXPECT_EQ(test, p->b->rq.head - p->b->rq.tail, 1U);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->b, false), 1U);
 }
 
 /* The consumer frees the queued part of its chain in the callback. */
@@ -375,6 +376,14 @@ static void ibpost_life_bad_wr_after_free(struct kunit *test)
 	ibpost_test_buf_fini(&buf);
 }
 
+static u32 life_since_signal(struct ibpost_qp *qp)
+{
+	struct ibpost_test_queue tq;
+
+	ibpost_test_queue_get(qp, true, &tq);
+	return tq.since_signal;
+}
+
 /*
  * The provider refuses a chain from its second WR (a test hook): the
  * first WR is queued, *bad_wr names the second, and the signal interval
@@ -404,17 +413,17 @@ static void ibpost_life_refused_chain_keeps_interval(struct kunit *test)
 		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
 		wr[i].wr.next = i < 2 ? &wr[i + 1].wr : NULL;
 	}
-	KUNIT_ASSERT_EQ(test, p->a->sq.since_signal, 0U);
+	KUNIT_ASSERT_EQ(test, life_since_signal(p->a), 0U);
 	g = ibpost_gate(test, IBPOST_HOOK_SUBMIT);
 	g->refuse = 2;				/* from WR 1 on */
 	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(p->a, &wr[0].wr, &bad),
 			-EIO);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[1].wr);
-	KUNIT_EXPECT_EQ(test, p->a->sq.head - p->a->sq.tail, 1U);
-	KUNIT_EXPECT_EQ(test, p->a->sq.since_signal, 1U);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->a, true), 1U);
+	KUNIT_EXPECT_EQ(test, life_since_signal(p->a), 1U);
 	/* Reposted from *bad_wr: the third WR of four is the forced signal. */
 	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(p->a, bad, &bad), 0);
-	KUNIT_EXPECT_EQ(test, p->a->sq.since_signal, 3U);
+	KUNIT_EXPECT_EQ(test, life_since_signal(p->a), 3U);
 }
 
 static int life_set_param(const char *name, unsigned int val)

@@ -4,6 +4,7 @@
  * the module is loaded (CONFIG_KUNIT=m), after the guest has made rxe0.
  */
 #include <linux/module.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
@@ -70,56 +71,6 @@ const char *ibpost_test_ibdev(void)
 	return name;
 }
 
-/*
- * Deferred cleanup (6.1 lacks kunit_add_action()): a named resource whose
- * free runs @fn(@data) when the test ends, or earlier through
- * ibpost_test_undefer().
- */
-struct ibpost_test_action {
-	void (*fn)(void *data);
-	void *data;
-};
-
-static int ibpost_test_action_init(struct kunit_resource *res, void *context)
-{
-	res->data = context;
-	return 0;
-}
-
-static void ibpost_test_action_free(struct kunit_resource *res)
-{
-	struct ibpost_test_action *a = res->data;
-
-	a->fn(a->data);
-	kfree(a);
-}
-
-void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data)
-{
-	struct ibpost_test_action *a = kzalloc(sizeof(*a), GFP_KERNEL);
-
-	if (!a) {
-		fn(data);
-		KUNIT_FAIL(test, "out of memory for cleanup");
-		return;
-	}
-	a->fn = fn;
-	a->data = data;
-	if (!kunit_alloc_resource(test, ibpost_test_action_init,
-				  ibpost_test_action_free, GFP_KERNEL, a)) {
-		ibpost_test_action_free(&(struct kunit_resource){ .data = a });
-		KUNIT_FAIL(test, "out of memory for cleanup");
-	}
-}
-
-static bool ibpost_test_match_action(struct kunit *test,
-				     struct kunit_resource *res, void *match)
-{
-	struct ibpost_test_action *a = res->data;
-
-	return res->free == ibpost_test_action_free && a->data == match;
-}
-
 static void ibpost_test_dev_put(void *data)
 {
 	ibpost_dev_put(data);
@@ -169,9 +120,7 @@ struct ibpost_qp *ibpost_test_qp(struct kunit *test, struct ibpost_dev *dev,
 
 void ibpost_test_qp_destroy(struct kunit *test, struct ibpost_qp *qp)
 {
-	KUNIT_EXPECT_EQ(test, 0,
-			kunit_destroy_resource(test, ibpost_test_match_action,
-					       qp));
+	ibpost_test_undefer(test, qp);
 }
 
 void ibpost_test_fill(void *buf, size_t len, u32 seed)
@@ -181,35 +130,6 @@ void ibpost_test_fill(void *buf, size_t len, u32 seed)
 
 	for (i = 0; i < len; i++)
 		p[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
-}
-
-void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
-			  struct ibpost_dev *dev, struct ibpost_qp *qp,
-			  size_t len, int kind)
-{
-	b->len = len;
-	b->buf = kzalloc(len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b->buf);
-	if (kind == IBPOST_TEST_READ)
-		b->mr = ibpost_reg_read(qp, b->buf, len);
-	else if (kind == IBPOST_TEST_WRITE)
-		b->mr = ibpost_reg_write(qp, b->buf, len);
-	else
-		b->mr = ibpost_reg_msgs(dev, b->buf, len);
-	if (IS_ERR(b->mr)) {
-		kfree(b->buf);
-		b->buf = NULL;
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->mr);
-	}
-}
-
-void ibpost_test_buf_fini(struct ibpost_test_buf *b)
-{
-	if (!b->buf)
-		return;
-	WARN_ON(ibpost_dereg_mr(b->mr));
-	kfree(b->buf);
-	b->buf = NULL;
 }
 
 static void ibpost_test_pair_free(void *data)
@@ -272,27 +192,6 @@ struct ibpost_test_pair *ibpost_test_pair_len(struct kunit *test,
 	return p;
 }
 
-void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
-			   struct ibpost_comp *comp)
-{
-	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_send_comp(qp, comp, 10 * HZ),
-			    "no send completion within 10 s");
-}
-
-void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
-			   struct ibpost_comp *comp)
-{
-	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_recv_comp(qp, comp, 10 * HZ),
-			    "no receive completion within 10 s");
-}
-
-void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
-{
-	struct ibpost_comp comp;
-
-	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(qp, &comp, HZ / 5));
-}
-
 static void ibpost_test_ah_free(void *data)
 {
 	rdma_destroy_ah(data, RDMA_DESTROY_AH_SLEEPABLE);
@@ -344,6 +243,87 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 	qa.retry_cnt = 1;
 	qa.rnr_retry = rnr_retry;
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, mask));
+}
+
+static void ibpost_test_cb_record(struct ibpost_qp *qp, void *context,
+				  const struct ib_wc *wc)
+{
+	struct ibpost_test_cb *c = ibpost_qp_priv(qp);
+	unsigned long i = (unsigned long)context;
+
+	spin_lock_bh(&c->lock);
+	c->calls++;
+	if (i >= IBPOST_TEST_CB_N || __test_and_set_bit(i, c->seen))
+		c->dups++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		c->flushed++;
+	if (wc->status == IB_WC_SUCCESS)
+		c->success++;
+	spin_unlock_bh(&c->lock);
+}
+
+void ibpost_test_post_mixed(struct kunit *test, struct ibpost_test_pair *p)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i), p->abuf.buf, 8,
+						 p->abuf.mr,
+						 i & 1 ? IB_SEND_SIGNALED : 0));
+	for (i = 4; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->a, CTX(i), p->abuf.buf, 8,
+						 p->abuf.mr));
+}
+
+void ibpost_test_take_flushed(struct kunit *test, struct ibpost_qp *qp,
+			      bool send, unsigned long *seen,
+			      unsigned long nbits)
+{
+	struct ibpost_comp comp;
+	unsigned long ctx;
+
+	KUNIT_ASSERT_EQ(test, 1, send ? ibpost_get_send_comp(qp, &comp, 0) :
+				       ibpost_get_recv_comp(qp, &comp, 0));
+	ctx = (unsigned long)comp.context;
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	KUNIT_ASSERT_LT(test, ctx, nbits);
+	KUNIT_EXPECT_FALSE_MSG(test, __test_and_set_bit(ctx, seen),
+			       "context %lu came back twice", ctx);
+}
+
+int ibpost_test_cb_calls(struct ibpost_test_cb *c)
+{
+	int n;
+
+	spin_lock_bh(&c->lock);
+	n = c->calls;
+	spin_unlock_bh(&c->lock);
+	return n;
+}
+
+int ibpost_test_cb_wait(struct ibpost_test_cb *c, int want)
+{
+	int tries;
+
+	for (tries = 0; ibpost_test_cb_calls(c) < want && tries < 500; tries++)
+		msleep(20);
+	return ibpost_test_cb_calls(c);
+}
+
+struct ibpost_test_cb *ibpost_test_cb_attr(struct kunit *test,
+					   struct ibpost_qp_attr *attr)
+{
+	struct ibpost_test_cb *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	spin_lock_init(&c->lock);
+	ibpost_test_attr(attr, IB_QPT_RC);
+	attr->send_done = ibpost_test_cb_record;
+	attr->recv_done = ibpost_test_cb_record;
+	attr->priv = c;
+	return c;
 }
 
 static void ibpost_test_cbd_dereg(struct ibpost_test_cbd_recv *r)

@@ -9,9 +9,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
-
-#define CTX(n) ((void *)(unsigned long)(n))
+#include "../drivers/ibpost_test_access.h"
 
 static void ibpost_reg_msgs_refuses_vmalloc(struct kunit *test)
 {
@@ -222,10 +220,19 @@ static void ibpost_dereg_mr_forgets_last_hit(struct kunit *test)
  * into it: ibpost registers exactly the READ's sink with remote write,
  * under a new key each time its slot is reused, and posts the READ as
  * READ_WITH_INV of that key, so the peer cannot write there with it
- * afterwards. On IB/RoCE the READ goes out as posted, on the local key.
+ * afterwards. On IB/RoCE the READ goes out as posted, a plain READ.
  */
 #define SINK_OFF	100
 #define SINK_LEN	3000
+
+/* The position @qp's next send WR takes. */
+static u32 sink_head(struct ibpost_qp *qp)
+{
+	struct ibpost_test_queue tq;
+
+	ibpost_test_queue_get(qp, true, &tq);
+	return tq.head;
+}
 
 /* iWARP: b's WRITE to @addr with a sink's old @key ends its connection. */
 static void sink_key_refused(struct kunit *test, struct ibpost_test_pair *p,
@@ -241,21 +248,22 @@ static void sink_key_refused(struct kunit *test, struct ibpost_test_pair *p,
 static void ibpost_read_sink_is_scoped(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
-	struct ibpost_queue *q = &p->a->sq;
 	u8 *sink = (u8 *)p->abuf.buf + SINK_OFF;
-	u32 i, n = q->mask + 2, *keys, key = 0;
+	u32 i, n, *keys, key = 0;
+	struct ibpost_test_queue q;
+	struct ibpost_test_slot ts;
 	struct ibpost_comp comp;
 	struct ib_sge sge;
 
-	keys = kunit_kcalloc(test, q->mask + 1, sizeof(*keys), GFP_KERNEL);
+	ibpost_test_queue_get(p->a, true, &q);
+	n = q.mask + 2;
+	keys = kunit_kcalloc(test, q.mask + 1, sizeof(*keys), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, keys);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, sink, SINK_LEN,
 					       &sge));
-	KUNIT_EXPECT_EQ(test, !!q->sinks, ibpost_test_iwarp(p->dev));
+	KUNIT_EXPECT_EQ(test, q.sinks, ibpost_test_iwarp(p->dev));
 	for (i = 0; i < n; i++) {
-		u32 pos = q->head & q->mask;
-		struct ibpost_slot *slot = &q->slots[pos];
-		struct ib_send_wr *wr = &slot->wr.send;
+		u32 head = sink_head(p->a), pos = head & q.mask;
 
 		ibpost_test_fill(p->br.buf, p->br.len, 30 + i);
 		/* This case is the QP's only poster: the slot is stable. */
@@ -264,28 +272,26 @@ static void ibpost_read_sink_is_scoped(struct kunit *test)
 						 p->abuf.mr, IB_SEND_SIGNALED,
 						 ibpost_mr_remote_addr(p->br.mr) + 8,
 						 ibpost_mr_rkey(p->br.mr)));
-		if (q->sinks) {
-			struct ib_mr *mr = q->sinks[pos].mr;
-
-			KUNIT_EXPECT_TRUE(test, slot->sink);
-			KUNIT_EXPECT_EQ(test, wr->opcode,
+		ibpost_test_send_slot(p->a, head, &ts);
+		if (q.sinks) {
+			KUNIT_EXPECT_TRUE(test, ts.sink);
+			KUNIT_EXPECT_EQ(test, ts.opcode,
 					IB_WR_RDMA_READ_WITH_INV);
-			KUNIT_EXPECT_EQ(test, wr->ex.invalidate_rkey, mr->lkey);
-			KUNIT_EXPECT_EQ(test, wr->sg_list[0].lkey, mr->lkey);
-			KUNIT_EXPECT_EQ(test, wr->sg_list[0].addr, sge.addr);
-			KUNIT_EXPECT_EQ(test, q->sinks[pos].reg.access,
+			KUNIT_EXPECT_EQ(test, ts.invalidate_rkey, ts.sink_lkey);
+			KUNIT_EXPECT_EQ(test, ts.sge_lkey, ts.sink_lkey);
+			KUNIT_EXPECT_EQ(test, ts.sge_addr, sge.addr);
+			KUNIT_EXPECT_EQ(test, ts.sink_access,
 					IB_ACCESS_LOCAL_WRITE |
 					IB_ACCESS_REMOTE_WRITE);
-			KUNIT_EXPECT_EQ(test, mr->iova, sge.addr);
-			KUNIT_EXPECT_EQ(test, mr->length, (u64)SINK_LEN);
+			KUNIT_EXPECT_EQ(test, ts.sink_iova, sge.addr);
+			KUNIT_EXPECT_EQ(test, ts.sink_length, (u64)SINK_LEN);
 			/* A slot used again registers under a new key. */
-			KUNIT_EXPECT_NE(test, keys[pos], mr->rkey);
-			keys[pos] = mr->rkey;
-			key = mr->rkey;
+			KUNIT_EXPECT_NE(test, keys[pos], ts.sink_rkey);
+			keys[pos] = ts.sink_rkey;
+			key = ts.sink_rkey;
 		} else {
-			KUNIT_EXPECT_FALSE(test, slot->sink);
-			KUNIT_EXPECT_EQ(test, wr->opcode, IB_WR_RDMA_READ);
-			KUNIT_EXPECT_EQ(test, wr->sg_list[0].lkey, sge.lkey);
+			KUNIT_EXPECT_FALSE(test, ts.sink);
+			KUNIT_EXPECT_EQ(test, ts.opcode, IB_WR_RDMA_READ);
 		}
 		ibpost_test_send_comp(test, p->a, &comp);
 		KUNIT_EXPECT_PTR_EQ(test, CTX(i), comp.context);
@@ -294,7 +300,7 @@ static void ibpost_read_sink_is_scoped(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, memcmp(sink, (u8 *)p->br.buf + 8,
 						SINK_LEN));
 	}
-	if (!q->sinks)
+	if (!q.sinks)
 		return;
 	/* The READ invalidated its sink: the peer's WRITE with it fails. */
 	sink_key_refused(test, p, sge.addr, key);
@@ -311,8 +317,8 @@ static void ibpost_read_sink_is_scoped(struct kunit *test)
 static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL), *p2;
-	struct ibpost_queue *q = &p->a->sq;
-	u32 key = 0, pos = q->head & q->mask;
+	u32 key = 0, head = sink_head(p->a);
+	struct ibpost_test_slot ts;
 	struct ibpost_comp comp;
 	struct ibpost_mr *mr;
 	struct ib_sge sge;
@@ -330,8 +336,8 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 					 IB_SEND_SIGNALED,
 					 ibpost_mr_remote_addr(p->br.mr),
 					 ibpost_mr_rkey(p->br.mr) ^ 0x80));
-	if (q->sinks)
-		key = q->sinks[pos].mr->rkey;
+	ibpost_test_send_slot(p->a, head, &ts);
+	key = ts.sink_rkey;
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
 	KUNIT_EXPECT_NE(test, IB_WC_SUCCESS, comp.status);
@@ -339,7 +345,7 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 	for (i = 0; i < 250 && (ret = ibpost_dereg_mr(mr)) == -EBUSY; i++)
 		msleep(20);
 	KUNIT_ASSERT_EQ(test, 0, ret);
-	if (!q->sinks)
+	if (!ts.sink)
 		return;
 
 	p2 = ibpost_test_pair(test, NULL);

@@ -8,7 +8,6 @@
 #include <linux/delay.h>
 #include "ibpost_test.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
 #define PEER_WRS 12
 
 /* Post PEER_WRS signaled WRITEs on a; take every completion back. */

@@ -18,7 +18,6 @@
 #include <linux/slab.h>
 #include "ibpost_test.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
 #define PROV_LEN	3	/* chain: valid, the row's bad WR, valid */
 
 enum prov_row {

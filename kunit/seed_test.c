@@ -7,8 +7,6 @@
 #include <linux/slab.h>
 #include "ibpost_test.h"
 
-#define CTX(n) ((void *)(unsigned long)(n))
-
 static void ibpost_post_send_recv_moves_data(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);

@@ -10,19 +10,7 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
-
-#define CTX(n) ((void *)(unsigned long)(n))
-
-static u32 sq_used(struct ibpost_qp *qp)
-{
-	u32 used;
-
-	spin_lock_bh(&qp->sq.lock);
-	used = qp->sq.head - qp->sq.tail;
-	spin_unlock_bh(&qp->sq.lock);
-	return used;
-}
+#include "../drivers/ibpost_test_access.h"
 
 static struct ibpost_test_pair *sq_pair(struct kunit *test, u32 interval)
 {
@@ -51,6 +39,7 @@ static void ibpost_sq_unsignaled_stream_never_overflows(struct kunit *test)
 {
 	struct ibpost_test_pair *p = sq_pair(test, 4);
 	int i, ret, full = 0, other = 0, asked = 0, got = 0;
+	struct ibpost_test_queue tq;
 	struct ibpost_comp comp;
 
 	/*
@@ -72,7 +61,8 @@ static void ibpost_sq_unsignaled_stream_never_overflows(struct kunit *test)
 		if (ret)
 			other++;
 		asked += !ret && flags;
-		KUNIT_ASSERT_LE(test, sq_used(p->a), p->got.max_send_wr);
+		KUNIT_ASSERT_LE(test, ibpost_test_in_use(p->a, true),
+				p->got.max_send_wr);
 	}
 	KUNIT_EXPECT_EQ(test, 0, other);
 	while (got < asked && ibpost_get_send_comp(p->a, &comp, 5 * HZ) == 1) {
@@ -81,7 +71,8 @@ static void ibpost_sq_unsignaled_stream_never_overflows(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, asked, got);
 	/* ibpost's count kept the provider from ever refusing a post. */
-	KUNIT_EXPECT_EQ(test, 0U, p->a->sq.provider_errors);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.provider_errors);
 	/*
 	 * One signaled WR at the end reclaims every slot before it. The last
 	 * WRs of the stream may still be in flight (with two CPUs the poster
@@ -95,8 +86,9 @@ static void ibpost_sq_unsignaled_stream_never_overflows(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	ibpost_test_no_send_comp(test, p->a);
-	KUNIT_EXPECT_EQ(test, 0U, sq_used(p->a));
-	KUNIT_EXPECT_EQ(test, p->got.max_send_wr, p->a->sq.depth);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+	KUNIT_EXPECT_EQ(test, p->got.max_send_wr, tq.depth);
 	kunit_info(test, "2000 WRs on a %u-deep SQ, -ENOMEM %d times, all reclaimed",
 		   p->got.max_send_wr, full);
 }
@@ -106,9 +98,11 @@ static void ibpost_sq_forces_signal_every_interval(struct kunit *test)
 	struct ibpost_test_pair *p = sq_pair(test, 4);
 	struct ib_rdma_wr wr[8] = {};
 	const struct ib_send_wr *bad;
+	struct ibpost_test_queue tq;
+	struct ibpost_test_slot ts;
 	struct ibpost_comp comp;
 	struct ib_sge sge;
-	u32 start, i;
+	u32 i;
 
 	KUNIT_ASSERT_EQ(test, 4U, p->got.signal_interval);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 8,
@@ -123,19 +117,15 @@ static void ibpost_sq_forces_signal_every_interval(struct kunit *test)
 		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
 	}
 	wr[5].wr.send_flags = IB_SEND_SIGNALED;
-	spin_lock_bh(&p->a->sq.lock);
-	start = p->a->sq.head;
-	spin_unlock_bh(&p->a->sq.lock);
+	ibpost_test_queue_get(p->a, true, &tq);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr, &bad));
 	/*
 	 * 0..3: the 4th is forced; 4, 5 (asked), then 6..9 would force the
 	 * 9th: in this chain only slots 3 and 5 are signaled.
 	 */
 	for (i = 0; i < 8; i++) {
-		struct ibpost_slot *s =
-			&p->a->sq.slots[(start + i) & p->a->sq.mask];
-
-		KUNIT_EXPECT_EQ_MSG(test, i == 3 || i == 5, s->signaled,
+		ibpost_test_send_slot(p->a, tq.head + i, &ts);
+		KUNIT_EXPECT_EQ_MSG(test, i == 3 || i == 5, ts.signaled,
 				    "slot %u", i);
 	}
 	/* Only the caller's signaled WR is shown. */
@@ -210,7 +200,7 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	struct ibpost_test_pair *p = sq_pair(test, 4);
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct ibpost_sge many[8];
-	struct ibpost_stats st;
+	struct ibpost_test_queue st;
 	struct ibpost_comp comp;
 	int i;
 
@@ -234,13 +224,11 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	ibpost_test_send_comp(test, p->a, &comp);
 	KUNIT_EXPECT_PTR_EQ(test, CTX(8), comp.context);
 	/* Copied under the lock; checked outside (a failure allocates). */
-	spin_lock_bh(&p->a->sq.lock);
-	st = p->a->sq.stats;
-	spin_unlock_bh(&p->a->sq.lock);
+	ibpost_test_queue_get(p->a, true, &st);
 	KUNIT_EXPECT_EQ(test, 9ULL, st.posted);
 	KUNIT_EXPECT_EQ(test, 9ULL, st.completed);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.forced_signals);
-	KUNIT_EXPECT_EQ(test, 1ULL, st.refused.einval);
+	KUNIT_EXPECT_EQ(test, 1ULL, st.refused_einval);
 	KUNIT_EXPECT_EQ(test, 0ULL, st.failed);
 
 	/* Receives flushed by ERR are counted as flushed. */
@@ -253,9 +241,7 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
 	for (i = 0; i < 2; i++)
 		ibpost_test_recv_comp(test, p->b, &comp);
-	spin_lock_bh(&p->b->rq.lock);
-	st = p->b->rq.stats;
-	spin_unlock_bh(&p->b->rq.lock);
+	ibpost_test_queue_get(p->b, false, &st);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.posted);
 	KUNIT_EXPECT_EQ(test, 2ULL, st.flushed);
 }

@@ -22,7 +22,7 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
+#include "../drivers/ibpost_test_access.h"
 
 #define POSTERS		4
 #define SEND_EVERY	8
@@ -202,6 +202,7 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 {
 	const struct stress_run *r = test->param_value;
 	struct poster pt[POSTERS + 1] = {};
+	struct ibpost_test_queue tq;
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;
 	unsigned long t0;
@@ -277,8 +278,10 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)s->sends, atomic_read(&s->recv_returned));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->dups));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->bad_status));
-	KUNIT_EXPECT_EQ(test, 0U, s->p->a->sq.provider_errors);
-	KUNIT_EXPECT_EQ(test, 0U, s->p->b->rq.provider_errors);
+	ibpost_test_queue_get(s->p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.provider_errors);
+	ibpost_test_queue_get(s->p->b, false, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.provider_errors);
 
 	/* One more signaled WR reclaims the trailing unsignaled slots. */
 	atomic_inc(&s->expected);
@@ -290,7 +293,7 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	for (tries = 0; tries < 100 &&
 	     atomic_read(&s->returned) < atomic_read(&s->expected); tries++)
 		msleep(20);
-	KUNIT_EXPECT_EQ(test, 0U, s->p->a->sq.head - s->p->a->sq.tail);
+	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(s->p->a, true));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_get_send_comp(s->p->a, &comp, 0));
 	kunit_info(test, "%u WRs from %d threads on %u CPUs + %u receives in %u ms: %d contexts back, 0 lost, -ENOMEM retries %d",
 		   POSTERS * s->per_thread, POSTERS,

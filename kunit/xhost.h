@@ -44,6 +44,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ibpost.h>
+#include "ibpost_test.h"
 
 #define XHOST_SERVER_ADDR	"10.77.0.1"
 #define XHOST_PORT		7471
@@ -218,12 +219,6 @@ struct xc_peer {
 	u32 rd_rkey, rd_len, rd_seed;
 };
 
-struct xc_buf {
-	void *buf;
-	size_t len;
-	struct ibpost_mr *mr;
-};
-
 /*
  * One connection to the server with its own buffers: tx (a request),
  * rx (an answer), data (local side of RDMA and payloads), and ring
@@ -239,8 +234,8 @@ struct xc_conn {
 	wait_queue_head_t wq;
 	unsigned long events;		/* bit per rdma_cm_event_type */
 	int reject_status;
-	struct xc_buf tx, rx, data;
-	struct xc_buf *ring;
+	struct ibpost_test_buf tx, rx, data;
+	struct ibpost_test_buf *ring;
 	u32 nring;
 	struct xc_peer peer;
 	u32 seq;
@@ -264,8 +259,6 @@ const struct xhost_msg *xc_request(struct xc_conn *c, u32 type, u64 arg0,
 				   u32 len, u32 seed);
 u64 xc_ask(struct xc_conn *c, u32 type, u64 arg0, u32 len, u32 seed);
 void xc_echo(struct xc_conn *c, u32 len, u32 seed);
-enum ib_qp_state xc_qp_state(struct xc_conn *c);
-void xc_defer(struct kunit *test, void (*fn)(void *), void *data);
 
 /* xhost_link_test.c */
 void xhost_link_loss_and_reconnect(struct kunit *test);

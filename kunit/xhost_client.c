@@ -17,8 +17,6 @@
 #include <kunit/test.h>
 #include <rdma/rdma_cm.h>
 #include "xhost.h"
-#include "compat.h"
-#include "../drivers/ibpost_internal.h"
 
 #define XC_TRIES	10
 #define XC_RETRY_MS	1000
@@ -30,89 +28,13 @@
 			 BIT(RDMA_CM_EVENT_CONNECT_ERROR) | \
 			 BIT(RDMA_CM_EVENT_DISCONNECTED))
 
-/* ---- Deferred cleanup (6.1 lacks kunit_add_action()) ------------------ */
-
-struct xc_action {
-	void (*fn)(void *data);
-	void *data;
-};
-
-static int xc_action_init(struct kunit_resource *res, void *context)
-{
-	res->data = context;
-	return 0;
-}
-
-static void xc_action_free(struct kunit_resource *res)
-{
-	struct xc_action *a = res->data;
-
-	a->fn(a->data);
-	kfree(a);
-}
-
-/* Run @fn(@data) when the test ends, or at xc_undefer(@data). */
-void xc_defer(struct kunit *test, void (*fn)(void *), void *data)
-{
-	struct xc_action *a = kzalloc(sizeof(*a), GFP_KERNEL);
-
-	if (!a) {
-		fn(data);
-		KUNIT_FAIL_AND_ABORT(test, "out of memory for a cleanup");
-	}
-	a->fn = fn;
-	a->data = data;
-	if (!kunit_alloc_resource(test, xc_action_init, xc_action_free,
-				  GFP_KERNEL, a)) {
-		xc_action_free(&(struct kunit_resource){ .data = a });
-		KUNIT_FAIL_AND_ABORT(test, "out of memory for a cleanup");
-	}
-}
-
-static bool xc_action_match(struct kunit *test, struct kunit_resource *res,
-			    void *match)
-{
-	struct xc_action *a = res->data;
-
-	return res->free == xc_action_free && a->data == match;
-}
-
-static void xc_undefer(struct kunit *test, void *data)
-{
-	KUNIT_EXPECT_EQ(test, kunit_destroy_resource(test, xc_action_match,
-						     data), 0);
-}
-
 /* ---- A connection's resources ---------------------------------------- */
 
-static void xc_buf_init(struct xc_conn *c, struct xc_buf *b, size_t len)
+/* A buffer of @len bytes registered on the connection's device. */
+static void xc_buf_init(struct xc_conn *c, struct ibpost_test_buf *b,
+			size_t len)
 {
-	struct ibpost_mr *mr;
-
-	b->buf = kzalloc(len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(c->test, b->buf);
-	b->len = len;
-	mr = ibpost_reg_msgs(c->dev, b->buf, len);
-	if (IS_ERR(mr)) {
-		kfree(b->buf);
-		b->buf = NULL;
-		KUNIT_FAIL_AND_ABORT(c->test, "reg_msgs of %zu bytes: %ld",
-				     len, PTR_ERR(mr));
-	}
-	b->mr = mr;
-}
-
-static void xc_buf_fini(struct xc_conn *c, struct xc_buf *b)
-{
-	int ret;
-
-	if (!b->buf)
-		return;
-	ret = ibpost_dereg_mr(b->mr);
-	KUNIT_EXPECT_EQ(c->test, ret, 0);
-	if (!ret)		/* else leak it: an MR still maps it */
-		kfree(b->buf);
-	b->buf = NULL;
+	ibpost_test_buf_init(c->test, b, c->dev, NULL, len, IBPOST_TEST_MSGS);
 }
 
 static void xc_conn_free(void *data)
@@ -122,11 +44,11 @@ static void xc_conn_free(void *data)
 
 	ibpost_qp_destroy(c->qp);
 	for (i = 0; i < c->nring; i++)
-		xc_buf_fini(c, &c->ring[i]);
+		ibpost_test_buf_fini(&c->ring[i]);
 	kfree(c->ring);
-	xc_buf_fini(c, &c->data);
-	xc_buf_fini(c, &c->rx);
-	xc_buf_fini(c, &c->tx);
+	ibpost_test_buf_fini(&c->data);
+	ibpost_test_buf_fini(&c->rx);
+	ibpost_test_buf_fini(&c->tx);
 	if (c->id)
 		rdma_destroy_id(c->id);
 	if (c->dev)
@@ -309,7 +231,7 @@ struct xc_conn *xc_open(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, c);
 		c->test = test;
 		init_waitqueue_head(&c->wq);
-		xc_defer(test, xc_conn_free, c);
+		ibpost_test_defer(test, xc_conn_free, c);
 		if (xc_connect(c))
 			return c;
 		kunit_info(test, "connect rejected (reason %d), retrying\n",
@@ -323,7 +245,7 @@ struct xc_conn *xc_open(struct kunit *test)
 
 void xc_close(struct xc_conn *c)
 {
-	xc_undefer(c->test, c);
+	ibpost_test_undefer(c->test, c);
 }
 
 void xc_disconnect(struct xc_conn *c, unsigned int secs)
@@ -340,17 +262,13 @@ void xc_disconnect(struct xc_conn *c, unsigned int secs)
 void xc_send_comp(struct xc_conn *c, struct ibpost_comp *comp,
 		  unsigned int secs)
 {
-	KUNIT_ASSERT_EQ_MSG(c->test, ibpost_get_send_comp(c->qp, comp,
-							  secs * HZ), 1,
-			    "no send completion within %u s", secs);
+	ibpost_test_send_comp_secs(c->test, c->qp, comp, secs);
 }
 
 void xc_recv_comp(struct xc_conn *c, struct ibpost_comp *comp,
 		  unsigned int secs)
 {
-	KUNIT_ASSERT_EQ_MSG(c->test, ibpost_get_recv_comp(c->qp, comp,
-							  secs * HZ), 1,
-			    "no receive completion within %u s", secs);
+	ibpost_test_recv_comp_secs(c->test, c->qp, comp, secs);
 }
 
 /*
@@ -415,20 +333,4 @@ const struct xhost_msg *xc_request(struct xc_conn *c, u32 type, u64 arg0,
 u64 xc_ask(struct xc_conn *c, u32 type, u64 arg0, u32 len, u32 seed)
 {
 	return le64_to_cpu(xc_request(c, type, arg0, len, seed)->arg0);
-}
-
-/*
- * The provider's view; on iWARP ibpost's (white-box), since an iWARP
- * provider need not report it (siw in 6.1 leaves qp_state unset).
- */
-enum ib_qp_state xc_qp_state(struct xc_conn *c)
-{
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr qa;
-
-	if (ibpost_dev_iwarp(c->qp->dev))
-		return READ_ONCE(c->qp->state);
-	KUNIT_ASSERT_EQ(c->test, ib_query_qp(ibpost_qp_ibqp(c->qp), &qa,
-					     IB_QP_STATE, &init), 0);
-	return qa.qp_state;
 }

@@ -25,7 +25,6 @@
 #include <kunit/test.h>
 #include <rdma/rdma_cm.h>
 #include "xhost.h"
-#include "../drivers/ibpost_internal.h"
 
 #define XC_NETDEV	"eth0"		/* the link to host A */
 #define XC_BIG		(16U * 1024)	/* each WRITE */
@@ -146,11 +145,10 @@ void xhost_link_loss_and_reconnect(struct kunit *test)
 
 	c = xc_open(test);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	if (ibpost_dev_iwarp(c->qp->dev))
-		kunit_skip(test, "%s",
-			   "iWARP: a WRITE is over once TCP has it, so those posted after the link went down succeed, and TCP notices the loss only after minutes of retransmission");
+	ibpost_test_need_ib(test, c->dev,
+			    "a WRITE is over once TCP has it, so those posted after the link went down succeed, and TCP notices the loss only after minutes of retransmission");
 	xhost_fill(c->data.buf, XC_BIG, 0x4c);
-	xc_defer(test, xc_link_restore, NULL);
+	ibpost_test_defer(test, xc_link_restore, NULL);
 
 	posted = xc_fill_sq(c);
 	KUNIT_ASSERT_GT(test, posted, 0U);
@@ -181,7 +179,7 @@ void xhost_link_loss_and_reconnect(struct kunit *test)
 		   returned, posted, failed, ib_wc_status_msg(first));
 	KUNIT_EXPECT_EQ(test, returned, posted);
 	KUNIT_EXPECT_GE(test, failed, XC_AFTER);
-	KUNIT_EXPECT_EQ(test, xc_qp_state(c), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, c->qp), IB_QPS_ERR);
 
 	KUNIT_ASSERT_EQ(test, xc_link_set(true), 0);
 	KUNIT_ASSERT_TRUE_MSG(test, xc_port_active(c, XC_PORT_SECS),

@@ -14,7 +14,6 @@
 #include <kunit/test.h>
 #include <rdma/rdma_cm.h>
 #include "xhost.h"
-#include "../drivers/ibpost_internal.h"
 
 #define XC_IO		8192U		/* RDMA READ/WRITE size */
 #define XC_HALF		(XC_DATA_LEN / 2)
@@ -129,7 +128,7 @@ static void xc_readv(struct xc_conn *c)
 	};
 
 	memset(c->data.buf, 0, XC_DATA_LEN);
-	if (c->qp->dev->ibdev->attrs.max_sge_rd < 2) {
+	if (ibpost_dev_ibdev(c->dev)->attrs.max_sge_rd < 2) {
 		/* iWARP: one sink per READ; refused before the provider. */
 		KUNIT_EXPECT_EQ(c->test, ibpost_post_readv(c->qp, head, sgl, 2,
 							   IB_SEND_SIGNALED,
@@ -162,7 +161,7 @@ static void xhost_seed_ops_across_hosts(struct kunit *test)
 	struct xc_conn *c = xc_open(test);
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_EXPECT_EQ(test, xc_qp_state(c), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, c->qp), IB_QPS_RTS);
 	xc_echo(c, XC_ECHO_LEN, 0xe1);
 	xc_echo_vectors(c);
 	xc_write(c);
@@ -228,7 +227,7 @@ static void xhost_partial_post_across_wire(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[2].wr);
 	xc_expect_writes(c, 1, 2);
 	KUNIT_EXPECT_EQ(test, ibpost_get_send_comp(c->qp, &comp, HZ / 2), 0);
-	KUNIT_EXPECT_EQ(test, xc_qp_state(c), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, c->qp), IB_QPS_RTS);
 	KUNIT_EXPECT_EQ(test, xc_ask(c, XHOST_CHECK_WRITE, 0, 2048, 0xc4),
 			1ULL);
 	KUNIT_EXPECT_EQ(test, xc_ask(c, XHOST_CHECK_ZERO, 2048, 2048, 0),
@@ -284,7 +283,7 @@ static void xc_stream_post(struct xc_conn *c, struct xc_stream *s, u32 seq)
 {
 	u32 len = xc_stream_len(seq);
 	int flags = 0, ret;
-	struct xc_buf *b;
+	struct ibpost_test_buf *b;
 
 	/* Its buffer was last used by seq - nring: wait until it went. */
 	while (seq - s->done >= c->nring)
@@ -317,9 +316,8 @@ static void xhost_stream_10000_mixed(struct kunit *test)
 
 	c = xc_open(test);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	if (ibpost_dev_iwarp(c->qp->dev))
-		kunit_skip(test, "%s",
-			   "iWARP: a SEND that finds no receive ends the connection, and this stream's only flow control is RNR retry");
+	ibpost_test_need_ib(test, c->dev,
+			    "a SEND that finds no receive ends the connection, and this stream's only flow control is RNR retry");
 	xc_ring_alloc(c, XC_STREAM_RING);
 	deadline = jiffies + XC_STREAM_SECS * HZ;
 	for (seq = 0; seq < XC_STREAM_N; seq++) {

@@ -207,7 +207,7 @@ lint() {
 	done
 	log "lint ($(basename "$src")): kernel-doc"
 	(cd "$REPO" && "$src/scripts/kernel-doc" -none -Werror \
-		include/rdma/ibpost.h drivers/ibpost_internal.h drivers/*.c drivers/bench/*.[ch]) 2>&1 |
+		include/rdma/*.h drivers/*.h drivers/*.c drivers/bench/*.[ch] kunit/*.[ch]) 2>&1 |
 		tee "$out/kernel-doc.log" >&2
 	[ -s "$out/kernel-doc.log" ] && die "kernel-doc findings"
 	log "lint ($(basename "$src")): sparse (C=2) and W=1"

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What ibpost's white-box KUnit suites may see and touch of its insides,
+ * and the test hooks. The functions exist in test builds only (a kernel
+ * with CONFIG_KUNIT, IBPOST_TEST_HOOKS: drivers/hooks.c); the suites
+ * include this header, never ibpost_internal.h. The hook points are
+ * declared here because ibpost's own files name them in every build.
+ */
+#ifndef _IBPOST_TEST_ACCESS_H
+#define _IBPOST_TEST_ACCESS_H
+
+#include <linux/types.h>
+#include <rdma/ibpost.h>
+
+/*
+ * Test hooks: points where the KUnit suites widen a race window or
+ * simulate a provider's refusal. Compiled only into test builds (a kernel
+ * with CONFIG_KUNIT); elsewhere they cost nothing.
+ */
+enum ibpost_hook {
+	IBPOST_HOOK_REG_CHECKED,	/* a registration passed its checks */
+	IBPOST_HOOK_REG_POSTED,		/* its REG_MR completed (or not) */
+	IBPOST_HOOK_DEREG_REVOKED,	/* dereg revoked the MR, before LOCAL_INV */
+	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
+	IBPOST_HOOK_SUBMIT,		/* return k+1 to refuse from WR k */
+	IBPOST_HOOK_NR,
+};
+
+typedef int (*ibpost_hook_fn)(enum ibpost_hook point, void *obj, void *data);
+
+int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
+
+/**
+ * struct ibpost_test_queue - one work queue's accounting, taken at once
+ * @head: slots ever filled (a free-running position)
+ * @tail: slots ever released
+ * @mask: ring size - 1: a position's slot index is position & @mask
+ * @depth: usable slots
+ * @since_signal: WRs posted unsignaled since the last signaled one
+ * @signal_interval: a signal is forced at least this often
+ * @provider_errors: posts the provider refused after ibpost's checks
+ * @sinks: an iWARP send queue with a READ sink per slot
+ * @posted: WRs queued (given to the provider or flushed by ibpost)
+ * @completed: WRs that succeeded (signaled, or reclaimed unsignaled)
+ * @flushed: WRs returned with IB_WC_WR_FLUSH_ERR
+ * @failed: WRs returned with another error status
+ * @forced_signals: send WRs ibpost signaled on its own
+ * @refused_einval: post calls refused with -EINVAL
+ * @refused_enomem: ... with -ENOMEM
+ * @refused_enotconn: ... with -ENOTCONN
+ * @refused_enodev: ... with -ENODEV
+ * @refused_other: ... with another errno
+ */
+struct ibpost_test_queue {
+	u32 head, tail, mask, depth;
+	u32 since_signal, signal_interval, provider_errors;
+	bool sinks;
+	u64 posted, completed, flushed, failed, forced_signals;
+	u64 refused_einval, refused_enomem, refused_enotconn;
+	u64 refused_enodev, refused_other;
+};
+
+void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
+			   struct ibpost_test_queue *tq);
+int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos);
+
+/**
+ * struct ibpost_test_slot - what ibpost handed the provider for one send slot
+ * @signaled: posted with IB_SEND_SIGNALED, asked for or forced
+ * @user_signaled: the caller asked for a success completion
+ * @sink: an iWARP READ, posted behind the registration of its sink
+ * @opcode: the WR's opcode as posted
+ * @invalidate_rkey: the key a READ_WITH_INV invalidates
+ * @sge_addr: @sink: the READ's SGE's address, else 0 (the SGEs of any
+ *            other WR were its poster's, gone once the post returned)
+ * @sge_lkey: @sink: that SGE's key, else 0
+ * @sink_lkey: @sink: the sink MR's local key, else 0
+ * @sink_rkey: @sink: its remote key, else 0
+ * @sink_access: @sink: the access its registration grants, else 0
+ * @sink_iova: @sink: the address it maps, else 0
+ * @sink_length: @sink: the length it maps, else 0
+ */
+struct ibpost_test_slot {
+	bool signaled, user_signaled, sink;
+	enum ib_wr_opcode opcode;
+	u32 invalidate_rkey;
+	u64 sge_addr;
+	u32 sge_lkey;
+	u32 sink_lkey, sink_rkey;
+	int sink_access;
+	u64 sink_iova, sink_length;
+};
+
+void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
+			   struct ibpost_test_slot *ts);
+
+int ibpost_test_mr_users(struct ibpost_mr *mr);
+bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);
+struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp);
+enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp);
+bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id);
+bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp);
+void ibpost_test_qp_lock(struct ibpost_qp *qp);
+void ibpost_test_qp_unlock(struct ibpost_qp *qp);
+
+#endif /* _IBPOST_TEST_ACCESS_H */

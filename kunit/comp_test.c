@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_comp (drivers/comp.c): completions through callbacks and
+ * through ibpost_get_*_comp() (with a DIRECT CQ too), busy polling,
+ * timeouts, completion order and what each completion reports, the
+ * per-queue choice between callback and queued completions, unsignaled
+ * WRs reclaimed by a later completion (an error included), queued
+ * completions kept over RESET, destroy with WRs outstanding returning
+ * every context, and the rules once the device is gone.
+ */
+#include <linux/module.h>
+#include <linux/bitmap.h>
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include "ibpost_test.h"
+#include "../drivers/ibpost_test_access.h"
+
+#define CB_WRS 24
+
+static const enum ib_poll_context cb_ctxs[] = {
+	IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE, IB_POLL_UNBOUND_WORKQUEUE,
+};
+
+static void cb_ctx_desc(const enum ib_poll_context *p, char *desc)
+{
+	static const char * const n[] = { "softirq", "workqueue", "unbound_wq" };
+
+	strscpy(desc, n[*p], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cb_ctx, cb_ctxs, cb_ctx_desc);
+
+static void ibpost_comp_callbacks_return_each_context(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct ibpost_test_cb *c;
+	int i;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.max_send_wr = 32;
+	attr.max_recv_wr = 32;
+	attr.poll_ctx = *(const enum ib_poll_context *)test->param_value;
+	p = ibpost_test_pair(test, &attr);
+
+	for (i = 0; i < CB_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, CTX(CB_WRS + i),
+						 (u8 *)p->bbuf.buf + 64 * i,
+						 64, p->bbuf.mr));
+	/* Every send signaled: 24 send and 24 receive callbacks. */
+	for (i = 0; i < CB_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i),
+						 (u8 *)p->abuf.buf + 64 * i, 64,
+						 p->abuf.mr, IB_SEND_SIGNALED));
+	KUNIT_EXPECT_EQ(test, 2 * CB_WRS, ibpost_test_cb_wait(c, 2 * CB_WRS));
+	KUNIT_EXPECT_EQ(test, 2 * CB_WRS, c->success);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(c->seen, 2 * CB_WRS));
+	/* With callbacks, the polling API is not available. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_get_send_comp(p->a, NULL, 0));
+}
+
+static void ibpost_comp_direct_cq_polled_by_get_comp(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct ibpost_comp comp;
+	unsigned long t0;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	p = ibpost_test_pair(test, &attr);
+	/* Timeout: nothing posted, 0 after about the time asked. */
+	t0 = jiffies;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, HZ / 4));
+	KUNIT_EXPECT_GE(test, jiffies - t0, (unsigned long)HZ / 4);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), p->bbuf.buf,
+						  64, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(2), p->abuf.buf,
+						  64, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, 64U, comp.byte_len);
+}
+
+/*
+ * Spin on ibpost_poll(@qp, @budget) until @c counted @want callbacks, as a
+ * latency consumer does; each call stays within @budget.
+ */
+static void comp_spin(struct kunit *test, struct ibpost_qp *qp, int budget,
+		      struct ibpost_test_cb *c, int want)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	int n;
+
+	while (ibpost_test_cb_calls(c) < want && time_before(jiffies, deadline)) {
+		n = ibpost_poll(qp, budget);
+		KUNIT_EXPECT_GE(test, n, 0);
+		KUNIT_EXPECT_LE(test, n, budget);
+		if (n < 0)
+			break;
+		if (!n) {
+			/* rxe moves data in bottom halves or work items. */
+			local_bh_disable();
+			local_bh_enable();
+			usleep_range(100, 200);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, want, ibpost_test_cb_calls(c));
+}
+
+static void ibpost_comp_poll_busy_polls_direct(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct ibpost_qp *other;
+	struct ibpost_test_cb *c;
+	int i;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	p = ibpost_test_pair(test, &attr);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(p->a, -1));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 4));
+
+	/* Two SENDs each way: a's CQs get two send and two receive entries. */
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(10 + i),
+							  p->abuf.buf + 2048 + 64 * i,
+							  64, p->abuf.mr));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(20 + i),
+							  p->bbuf.buf + 64 * i,
+							  64, p->bbuf.mr));
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(i),
+							  p->abuf.buf, 32,
+							  p->abuf.mr,
+							  IB_SEND_SIGNALED));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->b, CTX(30 + i),
+							  p->bbuf.buf + 1024,
+							  32, p->bbuf.mr,
+							  IB_SEND_SIGNALED));
+	}
+	/* b's four, one entry per call. */
+	comp_spin(test, p->b, 1, c, 4);
+	/* By now a's entries are on its CQs; nothing polled them. */
+	for (i = 0; i < 25; i++) {
+		local_bh_disable();
+		local_bh_enable();
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, 4, ibpost_test_cb_calls(c));
+	/* Budget 3 is shared: both sends first, then one receive. */
+	KUNIT_EXPECT_EQ(test, 3, ibpost_poll(p->a, 3));
+	KUNIT_EXPECT_EQ(test, 7, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_TRUE(test, test_bit(0, c->seen) && test_bit(1, c->seen));
+	KUNIT_EXPECT_EQ(test, 1, (int)(test_bit(10, c->seen) +
+				       test_bit(11, c->seen)));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_poll(p->a, 8));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 8));
+	KUNIT_EXPECT_EQ(test, 8, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 8, c->success);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+
+	/* Held elsewhere (a teardown, another poller): 0 at once, no wait. */
+	ibpost_test_qp_lock(p->a);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(p->a, 8));
+	ibpost_test_qp_unlock(p->a);
+
+	/* Only a DIRECT QP is polled by its consumer. */
+	attr.poll_ctx = IB_POLL_SOFTIRQ;
+	attr.send_done = NULL;
+	attr.recv_done = NULL;
+	other = ibpost_qp_create(p->dev, &attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_poll(other, 4));
+	ibpost_qp_destroy(other);
+}
+
+static void ibpost_comp_destroy_flushes_outstanding_sends(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct ibpost_test_cb *c;
+	int i;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	p = ibpost_test_pair(test, &attr);
+	ibpost_test_need_ib(test, p->dev,
+			    "the queue is held by an RNR wait, and iWARP has no RNR (a SEND without a receive is fatal)");
+
+	/*
+	 * No receive at b: the SEND waits on RNR (retried forever) and the
+	 * WRITEs queue behind it, signaled or not. Destroy must hand back
+	 * every one of them flushed, unsignaled ones included.
+	 */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(0), p->abuf.buf,
+						  8, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	for (i = 1; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_write(p->a, CTX(i), p->abuf.buf, 8,
+						  p->abuf.mr,
+						  i % 3 ? 0 : IB_SEND_SIGNALED,
+						  ibpost_mr_remote_addr(p->bw.mr),
+						  ibpost_mr_rkey(p->bw.mr)));
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_cb_calls(c));
+	ibpost_qp_destroy(p->a);
+	p->a = NULL;
+	KUNIT_EXPECT_EQ(test, 10, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 10, c->flushed);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	KUNIT_EXPECT_EQ(test, 10, (int)bitmap_weight(c->seen, 2 * CB_WRS));
+}
+
+/* A signaled 8-byte WRITE from a to b's remote buffer at @off. */
+static int comp_write(struct ibpost_test_pair *p, void *ctx, u32 off,
+		      u32 rkey_xor, int flags)
+{
+	return ibpost_post_write(p->a, ctx, (u8 *)p->abuf.buf + off, 8,
+				 p->abuf.mr, flags,
+				 ibpost_mr_remote_addr(p->bw.mr) + off,
+				 ibpost_mr_rkey(p->bw.mr) ^ rkey_xor);
+}
+
+/*
+ * A timeout of 0 only checks; a longer one returns 0 once it has passed;
+ * a completion already queued is taken by a check alone, once.
+ */
+static void ibpost_comp_get_comp_timeout_and_check(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_comp comp;
+	unsigned long t0;
+	int i, ret = 0;
+
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->b, &comp, 0));
+	t0 = jiffies;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->b, &comp, HZ / 4));
+	KUNIT_EXPECT_GE(test, jiffies - t0, (unsigned long)HZ / 4);
+
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(7), 0, 0, IB_SEND_SIGNALED));
+	for (i = 0; i < 500; i++) {
+		ret = ibpost_get_send_comp(p->a, &comp, 0);
+		if (ret)
+			break;
+		msleep(20);
+	}
+	KUNIT_ASSERT_EQ(test, 1, ret);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(7), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+}
+
+/* A registered buffer of @len bytes on @dev, released at test exit. */
+static struct ibpost_test_buf *comp_buf(struct kunit *test,
+					struct ibpost_dev *dev, size_t len)
+{
+	struct ibpost_test_buf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	ibpost_test_buf_init(test, b, dev, NULL, len, IBPOST_TEST_MSGS);
+	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
+	return b;
+}
+
+/*
+ * Each queue chooses on its own: a callback where one was given, queued
+ * completions (and -EINVAL from ibpost_get_*_comp()) where not.
+ */
+static void ibpost_comp_callback_chosen_per_queue(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_qp_attr aattr, battr;
+	/* Before the QPs: released after their destroy. */
+	struct ibpost_test_buf *ab = comp_buf(test, dev, 4096);
+	struct ibpost_test_buf *bb = comp_buf(test, dev, 4096);
+	struct ibpost_qp *a, *b;
+	struct ibpost_comp comp;
+	struct ibpost_test_cb *c;
+
+	c = ibpost_test_cb_attr(test, &aattr);
+	battr = aattr;
+	aattr.recv_done = NULL;		/* a: send callback, queued receives */
+	battr.send_done = NULL;		/* b: queued sends, receive callback */
+	ibpost_test_qp_pair(test, dev, &aattr, &battr, &a, &b);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_get_send_comp(a, &comp, 0));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(a, &comp, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_get_recv_comp(b, &comp, 0));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(b, &comp, 0));
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(a, CTX(1), ab->buf, 64,
+						  ab->mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(b, CTX(2), bb->buf, 64,
+						  bb->mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(a, CTX(3), ab->buf + 1024,
+						  16, ab->mr,
+						  IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(b, CTX(4), bb->buf + 1024,
+						  16, bb->mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_recv_comp(test, a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_send_comp(test, b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(4), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 2, ibpost_test_cb_wait(c, 2));
+	KUNIT_EXPECT_EQ(test, 2, c->success);
+	KUNIT_EXPECT_TRUE(test, test_bit(2, c->seen) && test_bit(3, c->seen));
+	KUNIT_EXPECT_FALSE(test, test_bit(1, c->seen) || test_bit(4, c->seen));
+}
+
+#define ORDER_N 6
+
+/*
+ * Contexts come back one per call in completion order, each with what
+ * its work completion said: opcode, status, the received length, no
+ * immediate data where none was sent.
+ */
+static void ibpost_comp_get_comp_order_and_fields(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u8 *src = p->abuf.buf, *dst = p->bbuf.buf;
+	struct ibpost_comp comp;
+	int i;
+
+	ibpost_test_fill(src, ORDER_N * 256, 0x0d);
+	for (i = 0; i < ORDER_N; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(100 + i),
+							  dst + 256 * i, 256,
+							  p->bbuf.mr));
+	for (i = 0; i < ORDER_N; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(1 + i),
+							  src + 256 * i,
+							  10 + 7 * i,
+							  p->abuf.mr,
+							  IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(50), 4096, 0,
+					    IB_SEND_SIGNALED));
+	for (i = 0; i < ORDER_N; i++) {
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(1 + i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		KUNIT_EXPECT_EQ(test, IB_WC_SEND, comp.opcode);
+	}
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(50), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_RDMA_WRITE, comp.opcode);
+	ibpost_test_no_send_comp(test, p->a);
+	for (i = 0; i < ORDER_N; i++) {
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(100 + i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		KUNIT_EXPECT_EQ(test, IB_WC_RECV, comp.opcode);
+		KUNIT_EXPECT_EQ(test, 10U + 7 * i, comp.byte_len);
+		KUNIT_EXPECT_EQ(test, 0U, comp.imm_data);
+		KUNIT_EXPECT_EQ(test, 0, memcmp(src + 256 * i, dst + 256 * i,
+						10 + 7 * i));
+	}
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->b, &comp, 0));
+}
+
+/*
+ * Send queues complete in order: the unsignaled WRITEs before a signaled
+ * one that fails had succeeded; they are reclaimed as such, never shown,
+ * and only the failed WR's context comes back.
+ */
+static void ibpost_comp_unsignaled_before_error_reclaimed(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_test_queue tq;
+	struct ibpost_comp comp;
+	int i;
+
+	ibpost_test_need_ib(test, p->dev,
+			    "a WRITE refused by its peer ends the connection with no completion naming it");
+	ibpost_test_fill(p->abuf.buf, 64, 0x5a);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(1 + i), 8 * i, 0, 0));
+	/* The peer refuses this one: a bad rkey. */
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(4), 24, 0x80,
+					    IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(4), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR, comp.status);
+	ibpost_test_no_send_comp(test, p->a);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 4ULL, tq.posted);
+	KUNIT_EXPECT_EQ(test, 3ULL, tq.completed);
+	KUNIT_EXPECT_EQ(test, 1ULL, tq.failed);
+	KUNIT_EXPECT_EQ(test, 0ULL, tq.flushed);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf, p->bw.buf, 24));
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ibpost_test_qp_state(test, p->a));
+}
+
+/*
+ * A completion queued for ibpost_get_send_comp() and not fetched yet
+ * stays over a RESET (which returns only the WRs still outstanding, as
+ * flushes), with its own status.
+ */
+static void ibpost_comp_queued_survives_reset(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_test_queue tq;
+	struct ibpost_comp comp;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(1), 0, 0, IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(2), p->abuf.buf,
+						  64, p->abuf.mr));
+	/* White-box: the WRITE has completed (its completion is queued). */
+	for (i = 0; i < 500; i++) {
+		ibpost_test_queue_get(p->a, true, &tq);
+		if (tq.completed)
+			break;
+		msleep(20);
+	}
+	KUNIT_ASSERT_EQ(test, 1ULL, tq.completed);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+	/* The receive was outstanding: flushed. */
+	ibpost_test_recv_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->a, &comp, 0));
+	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, true));
+	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, false));
+}
+
+#define COMP_DEV	"rxe2"
+#define COMP_NETDEV	"d2"
+
+/*
+ * The device goes away under a DIRECT pair with receives posted: polling
+ * says -ENODEV, the receives come back flushed through
+ * ibpost_get_recv_comp() after the removal, once each, and posts are
+ * refused with -ENODEV.
+ */
+static void ibpost_comp_after_removal_enodev(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev2(test, COMP_DEV, COMP_NETDEV);
+	struct ibpost_test_buf *buf = comp_buf(test, dev, 4096);
+	DECLARE_BITMAP(seen, 4) = {};
+	struct ibpost_qp_attr attr;
+	struct ibpost_comp comp;
+	struct ibpost_qp *a, *b;
+	int i;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	ibpost_test_qp_pair(test, dev, &attr, &attr, &a, &b);
+	for (i = 1; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(b, CTX(i),
+							  buf->buf + 256 * i,
+							  256, buf->mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(b, 4));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_sh("rdma link delete " COMP_DEV));
+	KUNIT_ASSERT_TRUE(test, IS_ERR(ibpost_dev_get(COMP_DEV)));
+
+	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_poll(a, 4));
+	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_poll(b, 4));
+	for (i = 1; i < 4; i++)
+		ibpost_test_take_flushed(test, b, false, seen, 4);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(b, &comp, 0));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(a, &comp, 0));
+	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_post_recv(b, CTX(9), buf->buf,
+							64, buf->mr));
+	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_post_send(a, CTX(9), buf->buf,
+							64, buf->mr,
+							IB_SEND_SIGNALED));
+}
+
+static struct kunit_case ibpost_comp_cases[] = {
+	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
+			 cb_ctx_gen_params),
+	KUNIT_CASE(ibpost_comp_direct_cq_polled_by_get_comp),
+	KUNIT_CASE(ibpost_comp_poll_busy_polls_direct),
+	KUNIT_CASE(ibpost_comp_destroy_flushes_outstanding_sends),
+	KUNIT_CASE(ibpost_comp_get_comp_timeout_and_check),
+	KUNIT_CASE(ibpost_comp_callback_chosen_per_queue),
+	KUNIT_CASE(ibpost_comp_get_comp_order_and_fields),
+	KUNIT_CASE(ibpost_comp_unsignaled_before_error_reclaimed),
+	KUNIT_CASE(ibpost_comp_queued_survives_reset),
+	KUNIT_CASE(ibpost_comp_after_removal_enodev),
+	{}
+};
+
+static struct kunit_suite ibpost_comp_suite = {
+	.name = "ibpost_comp",
+	.test_cases = ibpost_comp_cases,
+};
+
+kunit_test_suites(&ibpost_comp_suite);

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_drain (drivers/drain.c): before a QP is destroyed or moved
+ * to RESET, ibpost moves it to ERR and waits for its own marker WRs (an
+ * RDMA WRITE on RC, a SEND to the QP's own port on UD, an empty receive).
+ * Once a send marker has come back, the unsignaled WRs before it are
+ * known to have succeeded: they stay silent (the contract returns only
+ * asked-for successes and every WR that did not succeed), where a drain
+ * that failed would have to report them flushed. Outstanding receives
+ * come back flushed, once each, and so do WRs ibpost kept from the
+ * provider because the QP was in ERR. DIRECT QPs are drained by polling
+ * their CQs, since nobody else does.
+ */
+#include <linux/module.h>
+#include <linux/delay.h>
+#include "ibpost_test.h"
+#include "../drivers/ibpost_test_access.h"
+
+#define DRAIN_RECVS	4
+#define DRAIN_WRITES	3
+
+struct drain_case {
+	enum ib_poll_context ctx;
+	bool destroy;
+};
+
+static const struct drain_case drain_cases[] = {
+	{ IB_POLL_SOFTIRQ, false }, { IB_POLL_SOFTIRQ, true },
+	{ IB_POLL_DIRECT, false }, { IB_POLL_DIRECT, true },
+};
+
+static void drain_case_desc(const struct drain_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s",
+		 c->ctx == IB_POLL_DIRECT ? "direct" : "softirq",
+		 c->destroy ? "destroy" : "reset");
+}
+
+KUNIT_ARRAY_PARAM(drain_case, drain_cases, drain_case_desc);
+
+/* Wait until @len bytes at @dst equal @src (an unsignaled WRITE landed). */
+static bool drain_landed(const void *dst, const void *src, size_t len)
+{
+	int i;
+
+	for (i = 0; i < 250 && memcmp(dst, src, len); i++)
+		msleep(20);
+	return !memcmp(dst, src, len);
+}
+
+/*
+ * Unsignaled WRITEs that landed, then RESET or destroy: the drain's
+ * markers come back, the WRITEs stay silent (counted as completed), and
+ * each receive outstanding comes back flushed, once.
+ */
+static void ibpost_drain_succeeded_unsignaled_stay_silent(struct kunit *test)
+{
+	const struct drain_case *dc = test->param_value;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_test_queue sq, rq;
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cb *c;
+	u8 *src;
+	int i;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.poll_ctx = dc->ctx;
+	p = ibpost_test_pair(test, &attr);
+	src = p->abuf.buf;
+	ibpost_test_fill(src, 8 * DRAIN_WRITES, 0xd1);
+	for (i = 0; i < DRAIN_RECVS; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(10 + i),
+							  src + 1024 + 64 * i,
+							  64, p->abuf.mr));
+	for (i = 0; i < DRAIN_WRITES; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_write(p->a, CTX(1 + i), src + 8 * i,
+						  8, p->abuf.mr, 0,
+						  ibpost_mr_remote_addr(p->bw.mr) + 8 * i,
+						  ibpost_mr_rkey(p->bw.mr)));
+	KUNIT_ASSERT_TRUE_MSG(test, drain_landed(p->bw.buf, src,
+						 8 * DRAIN_WRITES),
+			      "the WRITEs did not land within 5 s");
+	/* The peer's acknowledgements are in before the drain begins. */
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_cb_calls(c));
+
+	if (dc->destroy) {
+		ibpost_qp_destroy(p->a);
+		p->a = NULL;
+	} else {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa,
+							  IB_QP_STATE));
+		ibpost_test_queue_get(p->a, true, &sq);
+		ibpost_test_queue_get(p->a, false, &rq);
+		KUNIT_EXPECT_EQ(test, (u64)DRAIN_WRITES, sq.completed);
+		KUNIT_EXPECT_EQ(test, 0ULL, sq.flushed);
+		KUNIT_EXPECT_EQ(test, 0U, sq.head - sq.tail);
+		KUNIT_EXPECT_EQ(test, (u64)DRAIN_RECVS, rq.flushed);
+		KUNIT_EXPECT_EQ(test, 0U, rq.head - rq.tail);
+	}
+	/* Callbacks ran before the call returned: nothing is pending. */
+	KUNIT_EXPECT_EQ(test, DRAIN_RECVS, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, DRAIN_RECVS, c->flushed);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	for (i = 0; i < DRAIN_WRITES; i++)
+		KUNIT_EXPECT_FALSE_MSG(test, test_bit(1 + i, c->seen),
+				       "unsignaled WRITE %d came back", i + 1);
+	for (i = 0; i < DRAIN_RECVS; i++)
+		KUNIT_EXPECT_TRUE(test, test_bit(10 + i, c->seen));
+}
+
+/*
+ * UD: the send queue's marker is a SEND to the QP's own port. Unsignaled
+ * sends that reached the peer stay silent at destroy, the receives come
+ * back flushed: the marker completed.
+ */
+static void ibpost_drain_ud_marker_completes(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf sbuf, rbuf;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cb *c;
+	struct ibpost_qp *x, *y;
+	struct ib_ah *ah;
+	int i;
+
+	ibpost_test_need_ud(test, dev);
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.qp_type = IB_QPT_UD;
+	ibpost_test_buf_init(test, &sbuf, dev, NULL, 4096, IBPOST_TEST_MSGS);
+	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, &sbuf);
+	ibpost_test_buf_init(test, &rbuf, dev, NULL, 4096, IBPOST_TEST_MSGS);
+	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, &rbuf);
+	x = ibpost_test_qp(test, dev, &attr);
+	y = ibpost_test_qp(test, dev, &attr);
+	ah = ibpost_test_loopback_ah(test, x);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(y, CTX(20 + i),
+							  rbuf.buf + 256 * i,
+							  256, rbuf.mr));
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_ud_send(x, CTX(1 + i), sbuf.buf, 32,
+						    sbuf.mr, 0, ah,
+						    ibpost_qp_ibqp(y)->qp_num,
+						    attr.qkey));
+	KUNIT_ASSERT_EQ(test, 3, ibpost_test_cb_wait(c, 3));
+	KUNIT_EXPECT_EQ(test, 3, c->success);
+	/* x's own completions of the sends are in before the drain. */
+	msleep(200);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(x, CTX(30 + i),
+							  rbuf.buf + 1024 +
+							  256 * i, 256,
+							  rbuf.mr));
+	ibpost_test_qp_destroy(test, x);
+	KUNIT_EXPECT_EQ(test, 5, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 2, c->flushed);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	KUNIT_EXPECT_TRUE(test, test_bit(30, c->seen) && test_bit(31, c->seen));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_FALSE_MSG(test, test_bit(1 + i, c->seen),
+				       "unsignaled UD send %d came back", i + 1);
+}
+
+/*
+ * WRs posted while the QP is in ERR never reach the provider; a RESET
+ * right after still returns each of them once, flushed, with the
+ * outstanding receive, and leaves both rings empty.
+ */
+static void ibpost_drain_reset_after_err_returns_each_once(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	DECLARE_BITMAP(seen, 7) = {};
+	struct ibpost_test_queue sq, rq;
+	struct ibpost_comp comp;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(6), p->abuf.buf,
+						  64, p->abuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	ibpost_test_post_mixed(test, p);
+	qa.qp_state = IB_QPS_RESET;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	for (i = 0; i < 4; i++)
+		ibpost_test_take_flushed(test, p->a, true, seen, 7);
+	for (i = 0; i < 3; i++)
+		ibpost_test_take_flushed(test, p->a, false, seen, 7);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(seen, 7));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->a, &comp, 0));
+	ibpost_test_queue_get(p->a, true, &sq);
+	ibpost_test_queue_get(p->a, false, &rq);
+	KUNIT_EXPECT_EQ(test, 4ULL, sq.flushed);
+	KUNIT_EXPECT_EQ(test, 3ULL, rq.flushed);
+	KUNIT_EXPECT_EQ(test, 0U, sq.head - sq.tail);
+	KUNIT_EXPECT_EQ(test, 0U, rq.head - rq.tail);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, ibpost_test_qp_state(test, p->a));
+}
+
+/*
+ * Two drains of one QP: RESET with receives outstanding, back to RTS,
+ * the same again: each drain returns its own receives, once, nothing of
+ * the first shows in the second, and the QP then carries traffic. (Only
+ * b is reset, and it sends only at the end: its packet sequence numbers
+ * start again at 0 with each connection, where a expects them.)
+ */
+static void ibpost_drain_twice_on_one_qp(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_comp comp;
+	int round, i;
+
+	ibpost_test_need_ib(test, p->dev,
+			    "a QP back from RESET reconnects by hand only on IB/RoCE");
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 3; i++)
+			KUNIT_ASSERT_EQ(test, 0,
+					ibpost_post_recv(p->b, CTX(10 * round + i),
+							 p->bbuf.buf + 64 * i,
+							 64, p->bbuf.mr));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa,
+							  IB_QP_STATE));
+		for (i = 0; i < 3; i++) {
+			ibpost_test_recv_comp(test, p->b, &comp);
+			KUNIT_EXPECT_PTR_EQ(test, CTX(10 * round + i),
+					    comp.context);
+			KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+		}
+		KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->b, &comp, 0));
+		KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->b, &comp, 0));
+		ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 12, 7);
+	}
+	/* The QP works again: a SEND from b lands at a. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(40), p->abuf.buf,
+						  64, p->abuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->b, CTX(41), p->bbuf.buf,
+						  16, p->bbuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(41), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(40), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+}
+
+static struct kunit_case ibpost_drain_cases[] = {
+	KUNIT_CASE_PARAM(ibpost_drain_succeeded_unsignaled_stay_silent,
+			 drain_case_gen_params),
+	KUNIT_CASE(ibpost_drain_ud_marker_completes),
+	KUNIT_CASE(ibpost_drain_reset_after_err_returns_each_once),
+	KUNIT_CASE(ibpost_drain_twice_on_one_qp),
+	{}
+};
+
+static struct kunit_suite ibpost_drain_suite = {
+	.name = "ibpost_drain",
+	.test_cases = ibpost_drain_cases,
+};
+
+kunit_test_suites(&ibpost_drain_suite);

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of both KUnit modules, ibpost_kunit and ibpost_xhost_kunit
+ * (built into the second through xhost_helpers.c): deferred cleanup,
+ * registered buffers, waiting for a completion, and what a case needs to
+ * know of the device under test (iWARP or not, a QP's state).
+ */
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include "ibpost_test.h"
+#include "../drivers/ibpost_test_access.h"
+
+/*
+ * Deferred cleanup (6.1 lacks kunit_add_action()): a named resource whose
+ * free runs @fn(@data) when the test ends, or earlier through
+ * ibpost_test_undefer().
+ */
+struct ibpost_test_action {
+	void (*fn)(void *data);
+	void *data;
+};
+
+static int ibpost_test_action_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+static void ibpost_test_action_free(struct kunit_resource *res)
+{
+	struct ibpost_test_action *a = res->data;
+
+	a->fn(a->data);
+	kfree(a);
+}
+
+void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data)
+{
+	struct ibpost_test_action *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	if (!a) {
+		fn(data);
+		KUNIT_FAIL(test, "out of memory for cleanup");
+		return;
+	}
+	a->fn = fn;
+	a->data = data;
+	if (!kunit_alloc_resource(test, ibpost_test_action_init,
+				  ibpost_test_action_free, GFP_KERNEL, a)) {
+		ibpost_test_action_free(&(struct kunit_resource){ .data = a });
+		KUNIT_FAIL(test, "out of memory for cleanup");
+	}
+}
+
+static bool ibpost_test_match_action(struct kunit *test,
+				     struct kunit_resource *res, void *match)
+{
+	struct ibpost_test_action *a = res->data;
+
+	return res->free == ibpost_test_action_free && a->data == match;
+}
+
+void ibpost_test_undefer(struct kunit *test, void *data)
+{
+	KUNIT_EXPECT_EQ(test, 0,
+			kunit_destroy_resource(test, ibpost_test_match_action,
+					       data));
+}
+
+void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
+			  struct ibpost_dev *dev, struct ibpost_qp *qp,
+			  size_t len, int kind)
+{
+	b->len = len;
+	b->buf = kzalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->buf);
+	if (kind == IBPOST_TEST_READ)
+		b->mr = ibpost_reg_read(qp, b->buf, len);
+	else if (kind == IBPOST_TEST_WRITE)
+		b->mr = ibpost_reg_write(qp, b->buf, len);
+	else
+		b->mr = ibpost_reg_msgs(dev, b->buf, len);
+	if (IS_ERR(b->mr)) {
+		kfree(b->buf);
+		b->buf = NULL;
+		KUNIT_FAIL_AND_ABORT(test, "registering %zu bytes: %ld", len,
+				     PTR_ERR(b->mr));
+	}
+}
+
+void ibpost_test_buf_fini(struct ibpost_test_buf *b)
+{
+	/* A buffer an MR still maps is leaked, not freed under it. */
+	if (b->buf && !WARN_ON(ibpost_dereg_mr(b->mr)))
+		kfree(b->buf);
+	b->buf = NULL;
+}
+
+void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
+				struct ibpost_comp *comp, unsigned int secs)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_send_comp(qp, comp, secs * HZ),
+			    "no send completion within %u s", secs);
+}
+
+void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
+				struct ibpost_comp *comp, unsigned int secs)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_recv_comp(qp, comp, secs * HZ),
+			    "no receive completion within %u s", secs);
+}
+
+void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
+			   struct ibpost_comp *comp)
+{
+	ibpost_test_send_comp_secs(test, qp, comp, 10);
+}
+
+void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
+			   struct ibpost_comp *comp)
+{
+	ibpost_test_recv_comp_secs(test, qp, comp, 10);
+}
+
+void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
+{
+	struct ibpost_comp comp;
+
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(qp, &comp, HZ / 5));
+}
+
+u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send)
+{
+	struct ibpost_test_queue tq;
+
+	ibpost_test_queue_get(qp, send, &tq);
+	return tq.head - tq.tail;
+}
+
+/* White-box: what ibpost found at the device's add; kept after removal. */
+bool ibpost_test_iwarp(struct ibpost_dev *dev)
+{
+	return ibpost_test_dev_iwarp(dev);
+}
+
+enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
+				      struct ibpost_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr qa;
+
+	/* White-box on iWARP: see the header. */
+	if (ibpost_test_iwarp(ibpost_test_qp_dev(qp)))
+		return ibpost_test_qp_tracked_state(qp);
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
+					     IB_QP_STATE, &init));
+	return qa.qp_state;
+}
+
+bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (ibpost_test_qp_state(test, qp) == IB_QPS_ERR)
+			return true;
+		msleep(100);
+	}
+	return false;
+}
+
+/*
+ * 6.1's KUnit prints a skipped parameter as a plain "ok": the reason goes
+ * to the log as well, where the test run lists it.
+ */
+__noreturn void ibpost_test_skip(struct kunit *test, const char *fmt, ...)
+{
+	char why[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	kunit_info(test, "ibpost-skip: %s\n", why);
+	kunit_skip(test, "%s", why);
+}
+
+void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
+			 const char *why)
+{
+	if (ibpost_test_iwarp(dev))
+		ibpost_test_skip(test, "iWARP: %s", why);
+}
