@@ -428,21 +428,6 @@ out_destroy:
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_reg_remote, IBPOST_NS);
 
-/* The symbols behind the header's macros, for callers taking addresses. */
-struct ibpost_mr *(ibpost_reg_read)(struct ibpost_qp *qp, void *buf,
-				    size_t len)
-{
-	return ibpost_reg_read(qp, buf, len);
-}
-EXPORT_SYMBOL_NS_GPL(ibpost_reg_read, IBPOST_NS);
-
-struct ibpost_mr *(ibpost_reg_write)(struct ibpost_qp *qp, void *buf,
-				     size_t len)
-{
-	return ibpost_reg_write(qp, buf, len);
-}
-EXPORT_SYMBOL_NS_GPL(ibpost_reg_write, IBPOST_NS);
-
 static bool ibpost_mr_covers(const struct ibpost_mr *mr,
 			     const struct ib_sge *sge)
 {

@@ -152,13 +152,10 @@ struct ibpost_mr;
 
 struct ibpost_mr *ibpost_reg_msgs(struct ibpost_dev *dev, void *buf,
 				  size_t len);
-struct ibpost_mr *ibpost_reg_read(struct ibpost_qp *qp, void *buf,
-				  size_t len);
-struct ibpost_mr *ibpost_reg_write(struct ibpost_qp *qp, void *buf,
-				   size_t len);
 struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 				      size_t len, int access,
 				      const char *caller);
+
 /**
  * ibpost_reg_read - register a buffer for remote read, credited to the caller
  * @qp: the connected RC QP the peer reads through
@@ -171,10 +168,14 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
  * Context: Process context; sleeps until the registration completes.
  * Return: as __ibpost_reg_remote().
  */
-#define ibpost_reg_read(qp, buf, len) \
-	__ibpost_reg_remote(qp, buf, len, \
-			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ, \
-			    KBUILD_MODNAME)
+static inline struct ibpost_mr *
+ibpost_reg_read(struct ibpost_qp *qp, void *buf, size_t len)
+{
+	return __ibpost_reg_remote(qp, buf, len,
+				   IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
+				   KBUILD_MODNAME);
+}
+
 /**
  * ibpost_reg_write - register a buffer for remote write, credited to the caller
  * @qp: the connected RC QP the peer writes through
@@ -187,10 +188,14 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
  * Context: Process context; sleeps until the registration completes.
  * Return: as __ibpost_reg_remote().
  */
-#define ibpost_reg_write(qp, buf, len) \
-	__ibpost_reg_remote(qp, buf, len, \
-			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE, \
-			    KBUILD_MODNAME)
+static inline struct ibpost_mr *
+ibpost_reg_write(struct ibpost_qp *qp, void *buf, size_t len)
+{
+	return __ibpost_reg_remote(qp, buf, len,
+				   IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+				   KBUILD_MODNAME);
+}
+
 int ibpost_dereg_mr(struct ibpost_mr *mr);
 u64 ibpost_mr_remote_addr(const struct ibpost_mr *mr);
 u32 ibpost_mr_rkey(const struct ibpost_mr *mr);
