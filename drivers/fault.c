@@ -24,6 +24,13 @@
  * are serialized by ibpost_fault_lock; it is taken only while something
  * is armed (see ibpost_fault_check()), when speed does not matter.
  *
+ * verbose starts at 0 here, not at the framework's 2: a refusal is
+ * recorded by ibpost's own ratelimited line and by the refused-post trace
+ * event (rule FAULT_INJECTED), and should_fail() runs with interrupts off
+ * under the queue's lock, where a stack dump per refused WR (what verbose
+ * 2 prints) would hold every poster for as long as the console takes.
+ * Root may still raise it.
+ *
  * Consumers' own tests can arm the site exactly with ibpost_fault_inject()
  * (<rdma/ibpost_fault.h>). Without CONFIG_FAULT_INJECTION (Debian's stock
  * kernels) none of this exists: no directory, no check on the post path,
@@ -98,6 +105,7 @@ static int ibpost_fault_arm(unsigned int nth, int err)
 		attr->reject_end = 0;
 		atomic_set(&attr->space, nth);
 		atomic_set(&attr->times, 1);
+		attr->verbose = 0;
 		WRITE_ONCE(attr->probability, 100);
 	}
 	spin_unlock_irqrestore(&ibpost_fault_lock, flags);
@@ -132,6 +140,7 @@ void ibpost_fault_init(struct dentry *root)
 {
 	struct dentry *dir;
 
+	ibpost_fail_attr.verbose = 0;
 	/* Under an ERR_PTR dir (no debugfs), debugfs makes no errno file. */
 	dir = fault_create_debugfs_attr("fail_ibpost", root, &ibpost_fail_attr);
 	debugfs_create_file_unsafe("errno", 0600, dir, NULL,
@@ -193,9 +202,11 @@ void ibpost_fault_exit(void)
  * This arms the fault attribute of /sys/kernel/debug/ibpost/fail_ibpost/:
  * probability 100, interval 1, times 1, space @nth, task-filter and the
  * stack-trace filters off, errno @err; disarming sets probability 0.
- * Both restart the count of ``interval`` from 0.
+ * Both restart the count of ``interval`` from 0, and set verbose 0.
  * Whatever was set there before is overwritten, and a later write there
- * changes what is armed.
+ * changes what is armed. So does a task's /proc/<pid>/fail-nth firing at
+ * this site meanwhile: it spends the attribute's one ``times`` (disarming
+ * it) and no ``space``; a test arms one of the two, not both.
  *
  * Context: Any context.
  * Return: 0; -EINVAL for an @err out of range or an @nth above INT_MAX;
