@@ -38,13 +38,16 @@
  *                                elsewhere; never in hard IRQ context
  *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
  *
- * Two leaves, under which no other lock is taken:
+ * Three leaves, under which no other lock is taken:
  *
  *   ibpost_dev_lock (dev.c)      spinlock, interrupts off: the device
  *                                list and names, for lookups from any
  *                                context
  *   ibpost_cm_lock (cm.c)        spinlock: ibpost_cm_qps and the cm_ids'
  *                                event handlers
+ *   ibpost_fault_lock (fault.c)  spinlock, interrupts off: should_fail()
+ *                                on the fault attribute, taken under
+ *                                q->lock by the post path while armed
  *
  * The nestings the code has:
  *
