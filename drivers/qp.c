@@ -734,8 +734,12 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 	ibpost_mrs_forget_qp(qp);
 	mutex_unlock(&dev->qp_lock);
 
-	/* Moves the QP to ERR and waits for every posted WR to complete. */
-	if (qp->left_reset)
+	/*
+	 * Moves the QP to ERR and waits for every posted WR to complete. A
+	 * QP never connected, or moved back to RESET (which returned every
+	 * WR, and takes none), has nothing to drain; nor may it go to ERR.
+	 */
+	if (qp->left_reset && READ_ONCE(qp->state) != IB_QPS_RESET)
 		drained = ibpost_drain(qp);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	if (qp->cm_id)

@@ -262,18 +262,6 @@ static void ibpost_comp_get_comp_timeout_and_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
 }
 
-/* A registered buffer of @len bytes on @dev, released at test exit. */
-static struct ibpost_test_buf *comp_buf(struct kunit *test,
-					struct ibpost_dev *dev, size_t len)
-{
-	struct ibpost_test_buf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	ibpost_test_buf_init(test, b, dev, NULL, len, IBPOST_TEST_MSGS);
-	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
-	return b;
-}
-
 /*
  * Each queue chooses on its own: a callback where one was given, queued
  * completions (and -EINVAL from ibpost_get_*_comp()) where not.
@@ -283,8 +271,8 @@ static void ibpost_comp_callback_chosen_per_queue(struct kunit *test)
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	struct ibpost_qp_attr aattr, battr;
 	/* Before the QPs: released after their destroy. */
-	struct ibpost_test_buf *ab = comp_buf(test, dev, 4096);
-	struct ibpost_test_buf *bb = comp_buf(test, dev, 4096);
+	struct ibpost_test_buf *ab = ibpost_test_buf_new(test, dev, 4096);
+	struct ibpost_test_buf *bb = ibpost_test_buf_new(test, dev, 4096);
 	struct ibpost_qp *a, *b;
 	struct ibpost_comp comp;
 	struct ibpost_test_cb *c;
@@ -455,7 +443,7 @@ static void ibpost_comp_queued_survives_reset(struct kunit *test)
 static void ibpost_comp_after_removal_enodev(struct kunit *test)
 {
 	struct ibpost_dev *dev = ibpost_test_dev2(test, COMP_DEV, COMP_NETDEV);
-	struct ibpost_test_buf *buf = comp_buf(test, dev, 4096);
+	struct ibpost_test_buf *buf = ibpost_test_buf_new(test, dev, 4096);
 	DECLARE_BITMAP(seen, 4) = {};
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;

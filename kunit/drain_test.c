@@ -119,7 +119,7 @@ static void ibpost_drain_succeeded_unsignaled_stay_silent(struct kunit *test)
 static void ibpost_drain_ud_marker_completes(struct kunit *test)
 {
 	struct ibpost_dev *dev = ibpost_test_dev(test);
-	struct ibpost_test_buf sbuf, rbuf;
+	struct ibpost_test_buf *sbuf, *rbuf;
 	struct ibpost_qp_attr attr;
 	struct ibpost_test_cb *c;
 	struct ibpost_qp *x, *y;
@@ -129,21 +129,19 @@ static void ibpost_drain_ud_marker_completes(struct kunit *test)
 	ibpost_test_need_ud(test, dev);
 	c = ibpost_test_cb_attr(test, &attr);
 	attr.qp_type = IB_QPT_UD;
-	ibpost_test_buf_init(test, &sbuf, dev, NULL, 4096, IBPOST_TEST_MSGS);
-	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, &sbuf);
-	ibpost_test_buf_init(test, &rbuf, dev, NULL, 4096, IBPOST_TEST_MSGS);
-	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, &rbuf);
+	sbuf = ibpost_test_buf_new(test, dev, 4096);
+	rbuf = ibpost_test_buf_new(test, dev, 4096);
 	x = ibpost_test_qp(test, dev, &attr);
 	y = ibpost_test_qp(test, dev, &attr);
 	ah = ibpost_test_loopback_ah(test, x);
 	for (i = 0; i < 3; i++)
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(y, CTX(20 + i),
-							  rbuf.buf + 256 * i,
-							  256, rbuf.mr));
+							  rbuf->buf + 256 * i,
+							  256, rbuf->mr));
 	for (i = 0; i < 3; i++)
 		KUNIT_ASSERT_EQ(test, 0,
-				ibpost_post_ud_send(x, CTX(1 + i), sbuf.buf, 32,
-						    sbuf.mr, 0, ah,
+				ibpost_post_ud_send(x, CTX(1 + i), sbuf->buf, 32,
+						    sbuf->mr, 0, ah,
 						    ibpost_qp_ibqp(y)->qp_num,
 						    attr.qkey));
 	KUNIT_ASSERT_EQ(test, 3, ibpost_test_cb_wait(c, 3));
@@ -152,9 +150,9 @@ static void ibpost_drain_ud_marker_completes(struct kunit *test)
 	msleep(200);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(x, CTX(30 + i),
-							  rbuf.buf + 1024 +
+							  rbuf->buf + 1024 +
 							  256 * i, 256,
-							  rbuf.mr));
+							  rbuf->mr));
 	ibpost_test_qp_destroy(test, x);
 	KUNIT_EXPECT_EQ(test, 5, ibpost_test_cb_calls(c));
 	KUNIT_EXPECT_EQ(test, 2, c->flushed);

@@ -97,6 +97,18 @@ void ibpost_test_buf_fini(struct ibpost_test_buf *b)
 	b->buf = NULL;
 }
 
+struct ibpost_test_buf *ibpost_test_buf_new(struct kunit *test,
+					    struct ibpost_dev *dev, size_t len)
+{
+	struct ibpost_test_buf *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	ibpost_test_buf_init(test, b, dev, NULL, len, IBPOST_TEST_MSGS);
+	/* Released before @b itself: kunit frees in reverse order. */
+	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
+	return b;
+}
+
 void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 				struct ibpost_comp *comp, unsigned int secs)
 {

@@ -88,6 +88,9 @@ void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
 			  struct ibpost_dev *dev, struct ibpost_qp *qp,
 			  size_t len, int kind);
 void ibpost_test_buf_fini(struct ibpost_test_buf *b);
+/* A kunit-allocated buffer of @len bytes for messages, released at exit. */
+struct ibpost_test_buf *ibpost_test_buf_new(struct kunit *test,
+					    struct ibpost_dev *dev, size_t len);
 enum { IBPOST_TEST_MSGS, IBPOST_TEST_READ, IBPOST_TEST_WRITE };
 
 /* Fill with a pattern derived from @seed. */
