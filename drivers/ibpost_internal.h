@@ -325,6 +325,7 @@ struct ibpost_sink {
  * @qp: the owning QP
  * @cq: the completion queue of this work queue; NULL once freed
  * @cq_id: @cq's restrack id, kept for the trace events after it is freed
+ * @dev_id: the ib_device's index, which with @cq_id names the CQ
  * @slots: @mask + 1 entries, a power of two, used as a ring
  * @mask: ring size - 1: index = position & mask, consistent when the
  *        free-running u32 positions wrap
@@ -353,6 +354,7 @@ struct ibpost_queue {
 	struct ibpost_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_id;
+	u32 dev_id;
 	struct ibpost_slot *slots;
 	u32 mask;
 	u32 depth;

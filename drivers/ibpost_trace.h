@@ -11,14 +11,15 @@
  * post and its completion.
  *
  * Following one WR. Every WR ibpost queues has a completion id, printed
- * "cq.id=C cid=P" as xprtrdma prints its struct rpc_rdma_cid: C is the
- * restrack id of the CQ of the WR's queue (the send and the receive
- * queue each have a CQ of their own), P the free-running ring position
- * (u32) its slot was claimed at. A post event (ibpost_post_send,
- * ibpost_post_recv) prints the completion id of the chain's first WR and
- * how many were queued, "cq.id=C cid=P posted=N": WR k of the chain
- * (k < N) is cid P+k, modulo 2^32. Exactly one later event with that
- * same "cq.id=C cid=P+k" ends the WR:
+ * "dev.id=D cq.id=C cid=P" as xprtrdma prints its struct rpc_rdma_cid,
+ * with the device added: C is the restrack id of the CQ of the WR's queue
+ * (the send and the receive queue each have a CQ of their own), which is
+ * only unique on its device, D that ib_device's index, P the
+ * free-running ring position (u32) its slot was claimed at. A post event
+ * (ibpost_post_send, ibpost_post_recv) prints the completion id of the
+ * chain's first WR and how many were queued, "dev.id=D cq.id=C cid=P
+ * posted=N": WR k of the chain (k < N) is cid P+k, modulo 2^32. Exactly
+ * one later event with that same "dev.id=D cq.id=C cid=P+k" ends the WR:
  *
  *   ibpost_send_comp, ibpost_recv_comp   the provider's completion
  *                                        (success, error or flush)
@@ -33,9 +34,10 @@
  *   ibpost_send_reclaim_drained          the same, shown by the drain
  *                                        marker at destroy or RESET
  *
- * So ``grep -E 'cq\.id=3 cid=17 '`` finds WR 17's end, and its post when
- * it came first in its chain; otherwise its post is the ibpost_post_*
- * event of cq.id 3 whose cid P and posted N hold 17 in [P, P+N). The
+ * So ``grep -E 'dev\.id=0 cq\.id=3 cid=17 '`` finds WR 17's end, and its
+ * post when it came first in its chain; otherwise its post is the
+ * ibpost_post_* event of that dev.id and cq.id whose cid P and posted N
+ * hold 17 in [P, P+N). The
  * post event is recorded under the queue's lock once the provider has
  * the chain, and every end event under the same lock, so a WR's post
  * always precedes its end in the trace. WRs a post refused have no
@@ -396,6 +398,7 @@ DECLARE_EVENT_CLASS(ibpost_post_class,
 		 u32 posted, int ret),
 	TP_ARGS(q, first, chain, posted, ret),
 	TP_STRUCT__entry(
+		__field(u32, dev_id)
 		__field(u32, cq_id)
 		__field(u32, cid)
 		__field(u32, posted)
@@ -404,6 +407,7 @@ DECLARE_EVENT_CLASS(ibpost_post_class,
 		__field(int, ret)
 	),
 	TP_fast_assign(
+		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = first;
 		__entry->posted = posted;
@@ -411,8 +415,9 @@ DECLARE_EVENT_CLASS(ibpost_post_class,
 		__entry->chain = chain;
 		__entry->ret = ret;
 	),
-	TP_printk("cq.id=%u cid=%u posted=%u qpn=%u chain=%u ret=%d bad_wr=%d",
-		  __entry->cq_id, __entry->cid, __entry->posted, __entry->qpn,
+	TP_printk("dev.id=%u cq.id=%u cid=%u posted=%u qpn=%u chain=%u ret=%d bad_wr=%d",
+		  __entry->dev_id, __entry->cq_id, __entry->cid,
+		  __entry->posted, __entry->qpn,
 		  __entry->chain, __entry->ret,
 		  __entry->ret ? (int)__entry->posted : -1)
 );
@@ -501,6 +506,7 @@ DECLARE_EVENT_CLASS(ibpost_comp_class,
 		 const struct ib_wc *wc, bool shown),
 	TP_ARGS(q, slot, wc, shown),
 	TP_STRUCT__entry(
+		__field(u32, dev_id)
 		__field(u32, cq_id)
 		__field(u32, cid)
 		__field(u32, qpn)
@@ -512,6 +518,7 @@ DECLARE_EVENT_CLASS(ibpost_comp_class,
 		__field(bool, shown)
 	),
 	TP_fast_assign(
+		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = slot->pos;
 		__entry->qpn = q->qp->qpn;
@@ -522,8 +529,9 @@ DECLARE_EVENT_CLASS(ibpost_comp_class,
 		__entry->vendor_err = wc->vendor_err;
 		__entry->shown = shown;
 	),
-	TP_printk("cq.id=%u cid=%u qpn=%u ctx=%p status=%s (%u) opcode=%s byte_len=%u vendor_err=%#x %s",
-		  __entry->cq_id, __entry->cid, __entry->qpn, __entry->context,
+	TP_printk("dev.id=%u cq.id=%u cid=%u qpn=%u ctx=%p status=%s (%u) opcode=%s byte_len=%u vendor_err=%#x %s",
+		  __entry->dev_id, __entry->cq_id, __entry->cid,
+		  __entry->qpn, __entry->context,
 		  rdma_show_wc_status(__entry->status), __entry->status,
 		  ibpost_show_wc_opcode(__entry->opcode), __entry->byte_len,
 		  __entry->vendor_err,
@@ -545,6 +553,7 @@ DECLARE_EVENT_CLASS(ibpost_flush_class,
 		 bool shown),
 	TP_ARGS(q, slot, shown),
 	TP_STRUCT__entry(
+		__field(u32, dev_id)
 		__field(u32, cq_id)
 		__field(u32, cid)
 		__field(u32, qpn)
@@ -553,6 +562,7 @@ DECLARE_EVENT_CLASS(ibpost_flush_class,
 		__field(bool, shown)
 	),
 	TP_fast_assign(
+		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = slot->pos;
 		__entry->qpn = q->qp->qpn;
@@ -560,8 +570,9 @@ DECLARE_EVENT_CLASS(ibpost_flush_class,
 		__entry->synthetic = slot->synthetic;
 		__entry->shown = shown;
 	),
-	TP_printk("cq.id=%u cid=%u qpn=%u ctx=%p status=WR_FLUSH_ERR why=%s %s",
-		  __entry->cq_id, __entry->cid, __entry->qpn, __entry->context,
+	TP_printk("dev.id=%u cq.id=%u cid=%u qpn=%u ctx=%p status=WR_FLUSH_ERR why=%s %s",
+		  __entry->dev_id, __entry->cq_id, __entry->cid,
+		  __entry->qpn, __entry->context,
 		  __entry->synthetic ? "posted_in_err" : "not_returned",
 		  __entry->shown ? "returned" : "internal")
 );
@@ -580,6 +591,7 @@ DECLARE_EVENT_CLASS(ibpost_reclaim_class,
 		 u32 by),
 	TP_ARGS(q, slot, by),
 	TP_STRUCT__entry(
+		__field(u32, dev_id)
 		__field(u32, cq_id)
 		__field(u32, cid)
 		__field(u32, qpn)
@@ -587,14 +599,16 @@ DECLARE_EVENT_CLASS(ibpost_reclaim_class,
 		__field(u32, by)
 	),
 	TP_fast_assign(
+		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = slot->pos;
 		__entry->qpn = q->qp->qpn;
 		__entry->context = slot->context;
 		__entry->by = by;
 	),
-	TP_printk("cq.id=%u cid=%u qpn=%u ctx=%p status=SUCCESS unsignaled, before cid=%u",
-		  __entry->cq_id, __entry->cid, __entry->qpn, __entry->context,
+	TP_printk("dev.id=%u cq.id=%u cid=%u qpn=%u ctx=%p status=SUCCESS unsignaled, before cid=%u",
+		  __entry->dev_id, __entry->cq_id, __entry->cid,
+		  __entry->qpn, __entry->context,
 		  __entry->by)
 );
 
@@ -609,8 +623,8 @@ DEFINE_EVENT_PRINT(ibpost_reclaim_class, ibpost_send_reclaim_drained,
 	TP_PROTO(const struct ibpost_queue *q, const struct ibpost_slot *slot,
 		 u32 by),
 	TP_ARGS(q, slot, by),
-	TP_printk("cq.id=%u cid=%u qpn=%u ctx=%p status=SUCCESS unsignaled, before the drain marker",
-		  __entry->cq_id, __entry->cid, __entry->qpn,
+	TP_printk("dev.id=%u cq.id=%u cid=%u qpn=%u ctx=%p status=SUCCESS unsignaled, before the drain marker",
+		  __entry->dev_id, __entry->cq_id, __entry->cid, __entry->qpn,
 		  __entry->context));
 
 #endif /* _IBPOST_TRACE_H */

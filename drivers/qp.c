@@ -294,6 +294,7 @@ static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 	if (IS_ERR(qp->sq.cq))
 		return PTR_ERR(qp->sq.cq);
 	qp->sq.cq_id = qp->sq.cq->res.id;
+	qp->sq.dev_id = ibdev->index;
 	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, qp->attr.max_recv_wr + 1, 0,
 				  qp->attr.poll_ctx, qp->caller);
 	if (IS_ERR(qp->rq.cq)) {
@@ -301,6 +302,7 @@ static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 		goto out_free_send_cq;
 	}
 	qp->rq.cq_id = qp->rq.cq->res.id;
+	qp->rq.dev_id = ibdev->index;
 	return 0;
 
 out_free_send_cq:

@@ -167,22 +167,23 @@ trace_stop() {
 # $1 (see drivers/ibpost_trace.h): the last ibpost_post_send event that
 # also matches the extended regex $2 names the CQ, the first cid and how
 # many WRs it queued; its last WR (cid first + posted - 1) must have
-# exactly one event that ends it, with the same cq.id, cid and qpn, after
-# the post. Prints the two lines.
+# exactly one event that ends it, with the same dev.id, cq.id, cid and
+# qpn, after the post. Prints the two lines.
 trace_follow() {
-	post=$(grep -E "ibpost_post_send: cq\.id=[0-9]+ cid=[0-9]+ posted=[1-9]" "$1" |
+	post=$(grep -E "ibpost_post_send: dev\.id=[0-9]+ cq\.id=[0-9]+ cid=[0-9]+ posted=[1-9]" "$1" |
 		grep -E -- "$2" | tail -1)
 	[ -n "$post" ] || { echo "no ibpost_post_send event matches '$2'"; return 1; }
-	# shellcheck disable=SC2046 # the four numbers, split on purpose
+	# shellcheck disable=SC2046 # the five numbers, split on purpose
 	set -- "$1" $(echo "$post" |
-		sed -n 's/.* cq\.id=\([0-9]*\) cid=\([0-9]*\) posted=\([0-9]*\) qpn=\([0-9]*\) .*/\1 \2 \3 \4/p')
-	[ $# = 5 ] || { echo "cannot parse: $post"; return 1; }
-	cid=$(($3 + $4 - 1))
+		sed -n 's/.* dev\.id=\([0-9]*\) cq\.id=\([0-9]*\) cid=\([0-9]*\) posted=\([0-9]*\) qpn=\([0-9]*\) .*/\1 \2 \3 \4 \5/p')
+	[ $# = 6 ] || { echo "cannot parse: $post"; return 1; }
+	# From here: $2 dev.id, $3 cq.id, $4 first cid, $5 posted, $6 qpn.
+	cid=$(($4 + $5 - 1))
 	[ $cid -le 4294967295 ] || cid=$((cid - 4294967296))
-	grep -E "ibpost_send_(comp|flush|reclaim|reclaim_drained): cq\.id=$2 cid=$cid qpn=$5 " \
+	grep -E "ibpost_send_(comp|flush|reclaim|reclaim_drained): dev\.id=$2 cq\.id=$3 cid=$cid qpn=$6 " \
 		"$1" > /tmp/follow-end.txt
 	if [ "$(grep -c . /tmp/follow-end.txt)" != 1 ]; then
-		echo "cq.id=$2 cid=$cid qpn=$5: $(grep -c . /tmp/follow-end.txt) events end it, not one"
+		echo "dev.id=$2 cq.id=$3 cid=$cid qpn=$6: $(grep -c . /tmp/follow-end.txt) events end it, not one"
 		cat /tmp/follow-end.txt
 		return 1
 	fi
@@ -190,9 +191,9 @@ trace_follow() {
 	awk -v p="$post" -v e="$(cat /tmp/follow-end.txt)" \
 		'$0 == p { seen = 1 } seen && $0 == e { ok = 1 } END { exit !ok }' \
 		"$1" || { echo "the end of cid $cid precedes its post"; return 1; }
-	echo "post of cq.id=$2 cid=$3..$cid (posted $4; WR $(($4 - 1)) of the chain is cid $cid):"
+	echo "post of dev.id=$2 cq.id=$3 cid=$4..$cid (posted $5; WR $(($5 - 1)) of the chain is cid $cid):"
 	echo "  $post"
-	echo "its end, found by cq.id=$2 cid=$cid:"
+	echo "its end, found by dev.id=$2 cq.id=$3 cid=$cid:"
 	echo "  $(cat /tmp/follow-end.txt)"
 }
 
@@ -217,7 +218,7 @@ sc_holder_credit_and_trace() {
 	grep -q "ibpost_client_register: client=ibpost_holder" /tmp/trace.txt &&
 	grep -q "ibpost_qp_create: dev=rxe1 qpn=[0-9]* type=RC .*caller=ibpost_holder" \
 		/tmp/trace.txt &&
-	grep -Eq "ibpost_post_recv: cq\.id=[0-9]+ cid=[0-9]+ posted=16 qpn=[0-9]+ chain=16 ret=0 bad_wr=-1" \
+	grep -Eq "ibpost_post_recv: dev\.id=[0-9]+ cq\.id=[0-9]+ cid=[0-9]+ posted=16 qpn=[0-9]+ chain=16 ret=0 bad_wr=-1" \
 		/tmp/trace.txt || return 1
 	# The write on rxe1, the last post: its completion, by its id.
 	trace_follow /tmp/trace.txt "posted=1 qpn=[0-9]+ chain=1 ret=0 " \
