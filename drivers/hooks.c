@@ -141,6 +141,9 @@ static void ibpost_test_sink_get(struct ibpost_queue *q, u32 pos,
 {
 	struct ibpost_sink *sink = &q->sinks[pos & q->mask];
 
+	/* A dirty sink's MR is being replaced by sink_work, unlocked. */
+	if (sink->dirty || !sink->mr)
+		return;
 	ts->sge_addr = sink->sge.addr;
 	ts->sge_lkey = sink->sge.lkey;
 	ts->sink_lkey = sink->mr->lkey;

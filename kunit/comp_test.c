@@ -448,6 +448,7 @@ static void ibpost_comp_after_removal_enodev(struct kunit *test)
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;
 	struct ibpost_qp *a, *b;
+	struct ibpost_dev *gone;
 	int i;
 
 	ibpost_test_attr(&attr, IB_QPT_RC);
@@ -459,7 +460,10 @@ static void ibpost_comp_after_removal_enodev(struct kunit *test)
 							  256, buf->mr));
 	KUNIT_EXPECT_EQ(test, 0, ibpost_poll(b, 4));
 	KUNIT_ASSERT_EQ(test, 0, ibpost_test_sh("rdma link delete " COMP_DEV));
-	KUNIT_ASSERT_TRUE(test, IS_ERR(ibpost_dev_get(COMP_DEV)));
+	gone = ibpost_dev_get(COMP_DEV);
+	if (!IS_ERR(gone))
+		ibpost_dev_put(gone);
+	KUNIT_ASSERT_TRUE(test, IS_ERR(gone));
 
 	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_poll(a, 4));
 	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_poll(b, 4));

@@ -82,9 +82,15 @@ static void ibpost_drain_succeeded_unsignaled_stay_silent(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, drain_landed(p->bw.buf, src,
 						 8 * DRAIN_WRITES),
 			      "the WRITEs did not land within 5 s");
-	/* The peer's acknowledgements are in before the drain begins. */
-	msleep(200);
+	/*
+	 * The peer's acknowledgements are in before the drain begins (no
+	 * event tells: the WRITEs are unsignaled). Still outstanding in
+	 * ibpost's ring, so the drain is what retires them.
+	 */
+	msleep(1000);
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_cb_calls(c));
+	ibpost_test_queue_get(p->a, true, &sq);
+	KUNIT_ASSERT_EQ(test, (u32)DRAIN_WRITES, sq.head - sq.tail);
 
 	if (dc->destroy) {
 		ibpost_qp_destroy(p->a);
@@ -147,7 +153,7 @@ static void ibpost_drain_ud_marker_completes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 3, ibpost_test_cb_wait(c, 3));
 	KUNIT_EXPECT_EQ(test, 3, c->success);
 	/* x's own completions of the sends are in before the drain. */
-	msleep(200);
+	msleep(1000);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(x, CTX(30 + i),
 							  rbuf->buf + 1024 +

@@ -41,15 +41,15 @@ void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data)
 
 	if (!a) {
 		fn(data);
-		KUNIT_FAIL(test, "out of memory for cleanup");
-		return;
+		/* @data is gone: the caller must not go on with it. */
+		KUNIT_FAIL_AND_ABORT(test, "out of memory for cleanup");
 	}
 	a->fn = fn;
 	a->data = data;
 	if (!kunit_alloc_resource(test, ibpost_test_action_init,
 				  ibpost_test_action_free, GFP_KERNEL, a)) {
 		ibpost_test_action_free(&(struct kunit_resource){ .data = a });
-		KUNIT_FAIL(test, "out of memory for cleanup");
+		KUNIT_FAIL_AND_ABORT(test, "out of memory for cleanup");
 	}
 }
 

@@ -406,10 +406,14 @@ int ibpost_test_sh(const char *fmt, ...)
 {
 	char cmd[256], *argv[4], *envp[3];
 	va_list ap;
+	int len;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
+	/* Never run a command cut short. */
+	if (len >= sizeof(cmd))
+		return -E2BIG;
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = cmd;
