@@ -194,6 +194,11 @@ __noreturn void ibpost_test_skip(struct kunit *test, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	/* kunit_skip() would overwrite the failure of a check made before. */
+	if (READ_ONCE(test->status) == KUNIT_FAILURE) {
+		KUNIT_FAIL(test, "failed before the skip (%s)", why);
+		kunit_try_catch_throw(&test->try_catch);
+	}
 	kunit_info(test, "ibpost-skip: %s\n", why);
 	kunit_skip(test, "%s", why);
 }
