@@ -83,6 +83,13 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 	lockdep_assert_held(&qp->mutex);
 	if (!qp->ibqp || qp->dead)
 		return;
+	/*
+	 * The consumer moved the QP to RESET (it starts in INIT): it holds
+	 * no WR, and the end of its old connection, reported after that,
+	 * must not move it to ERR (iWARP) or query it back (IB: the same).
+	 */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET)
+		return;
 	if (ibpost_cm_event_ends(event) &&
 	    (!ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE) ||
 	     ibpost_dev_iwarp(qp->dev))) {
