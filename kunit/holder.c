@@ -4,7 +4,9 @@
  * by the test guest's init script.
  *
  * As an ibpost_client it makes, on every device it is told about, a
- * loopback RC pair with receives posted on one side, and keeps them. Its
+ * connected RC pair with receives posted on one side, and keeps them: a
+ * loopback connection on InfiniBand and RoCE, rdma_cm to the address of
+ * the device's netdev on iWARP (cm_connect.c). Its
  * remove callback deliberately leaves the QPs alone, so that ibpost's own
  * removal path has to flush them. At module exit it reports, for every
  * device that went away meanwhile, how many receive contexts came back
@@ -23,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/completion.h>
 #include <rdma/ibpost.h>
+#include "cm_connect.h"
 
 #define HOLDER_RECVS 16
 #define HOLDER_MSG "ibpost_holder was here"
@@ -31,6 +34,7 @@ struct holder_entry {
 	struct list_head node;
 	struct ibpost_dev *dev;
 	struct ibpost_qp *a, *b;
+	struct ibpost_test_cm *cm;	/* iWARP: the pair's rdma_cm ids */
 	char name[IB_DEVICE_NAME_MAX];
 	bool removed;
 	atomic_t returned, flushed;
@@ -88,6 +92,16 @@ static int holder_write(struct holder_entry *e)
 	return strcmp(e->target, HOLDER_MSG) ? -EBADMSG : 0;
 }
 
+/* The MR and the QPs, then the pair's rdma_cm ids (iWARP), then @e. */
+static void holder_free(struct holder_entry *e)
+{
+	ibpost_dereg_mr(e->mr);
+	ibpost_qp_destroy(e->b);
+	ibpost_qp_destroy(e->a);
+	ibpost_test_cm_free(e->cm);
+	kfree(e);
+}
+
 static void holder_add(struct ibpost_dev *dev)
 {
 	struct ibpost_qp_attr attr = {
@@ -109,13 +123,8 @@ static void holder_add(struct ibpost_dev *dev)
 	init_completion(&e->written);
 	strscpy(e->name, dev_name(&ibpost_dev_ibdev(dev)->dev),
 		sizeof(e->name));
-	e->a = ibpost_qp_create(dev, &attr);
-	e->b = ibpost_qp_create(dev, &attr);
-	if (IS_ERR(e->a) || IS_ERR(e->b)) {
-		pr_err("%s: qp create failed\n", e->name);
-		goto out_destroy;
-	}
-	ret = ibpost_qp_connect_loopback(e->a, e->b);
+	ret = ibpost_test_connect_pair(dev, &attr, &attr, &e->a, &e->b,
+				       &e->cm);
 	if (ret) {
 		pr_err("%s: connect failed: %d\n", e->name, ret);
 		goto out_destroy;
@@ -139,15 +148,12 @@ static void holder_add(struct ibpost_dev *dev)
 	mutex_lock(&holder_lock);
 	list_add_tail(&e->node, &holder_entries);
 	mutex_unlock(&holder_lock);
-	pr_info("%s: holding a loopback RC pair with %d receives posted, write ok\n",
+	pr_info("%s: holding a connected RC pair with %d receives posted, write ok\n",
 		e->name, e->posted);
 	return;
 
 out_destroy:
-	ibpost_dereg_mr(e->mr);
-	ibpost_qp_destroy(e->b);
-	ibpost_qp_destroy(e->a);
-	kfree(e);
+	holder_free(e);
 }
 
 static void holder_remove(struct ibpost_dev *dev)
@@ -187,12 +193,9 @@ static void __exit holder_exit(void)
 				e->name, e->posted, atomic_read(&e->returned),
 				atomic_read(&e->flushed), ret);
 		}
-		ibpost_dereg_mr(e->mr);
-		ibpost_qp_destroy(e->b);
-		ibpost_qp_destroy(e->a);
 		ibpost_dev_put(e->dev);
 		list_del(&e->node);
-		kfree(e);
+		holder_free(e);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 #include <rdma/ibpost.h>
 #include "compat.h"
+#include "cm_connect.h"
 
 /* A WR context made of a small number, as the suites post them. */
 #define CTX(n) ((void *)(unsigned long)(n))
@@ -204,10 +205,6 @@ struct ibpost_test_thread *ibpost_test_run(struct kunit *test,
 					   int (*fn)(void *arg), void *arg);
 bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret);
 
-struct sockaddr_in;
-/* The first IPv4 address of the netdev @dev is on, into @sin. */
-int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin);
-
 /* @qp reached ERR within 5 s (on iWARP: its connection ended). */
 bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp);
 
@@ -222,24 +219,6 @@ void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 /* On iWARP: check that UD is refused with -EOPNOTSUPP, then skip. */
 void ibpost_test_need_ud(struct kunit *test, struct ibpost_dev *dev);
 
-/*
- * Two RC QPs of @dev, created with @aattr and @battr and connected to
- * each other: by ibpost_qp_connect_loopback() on InfiniBand and RoCE, by
- * rdma_cm to the address of @dev's netdev on iWARP (*@cm then holds the
- * rdma_cm ids, freed by ibpost_test_cm_free() after both QPs). On failure
- * the QPs made so far are in *@a and *@b for the caller to destroy.
- */
-int ibpost_test_connect_pair(struct ibpost_dev *dev,
-			     const struct ibpost_qp_attr *aattr,
-			     const struct ibpost_qp_attr *battr,
-			     struct ibpost_qp **a, struct ibpost_qp **b,
-			     struct ibpost_test_cm **cm);
-int ibpost_test_cm_connect(struct ibpost_dev *dev,
-			   const struct ibpost_qp_attr *aattr,
-			   const struct ibpost_qp_attr *battr,
-			   struct ibpost_qp **a, struct ibpost_qp **b,
-			   struct ibpost_test_cm **cm);
-void ibpost_test_cm_free(struct ibpost_test_cm *cm);
 /* ibpost_test_cm_free(@cm) at test exit (deferred before the QPs). */
 void ibpost_test_defer_cm(struct kunit *test, struct ibpost_test_cm *cm);
 /* The same, asserted; both QPs (and ids) go at test exit. */

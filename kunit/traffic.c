@@ -3,16 +3,23 @@
  * ibpost_traffic: a test consumer that keeps WRs in flight on a device
  * while it is removed, for the guest's removal-cycle scenario.
  *
- * As an ibpost_client it makes, on every device named rxe1, three loopback
- * RC pairs with registered buffers and a thread that posts chains of
+ * As an ibpost_client it starts, on every device named by the parameter
+ * ibdev (rxe1 unless told), a thread that connects three RC pairs with
+ * registered buffers (loopback on InfiniBand and RoCE, rdma_cm to the
+ * device's own address on iWARP: cm_connect.c) and then posts chains of
  * signaled RDMA WRITEs and SENDs (receives posted ahead) without pause.
  * Its remove callback only counts: the thread keeps posting through the
  * removal (its posts must start failing with -ENODEV), and the QPs are
  * left to ibpost, which must return every outstanding context flushed.
  *
- * Reading /sys/kernel/debug/ibpost_traffic (root only) finishes the
+ * Reading /sys/kernel/debug/ibpost_traffic (root only) prints, for a
+ * device still there, how far its thread got:
+ *
+ *   <ibdev> live posted P setup S
+ *
+ * (S: 0 once the pairs are connected, else the error), and finishes the
  * devices that went away (stops the thread, checks a last post, destroys
- * the QPs) and prints one line per device:
+ * the QPs), one line each:
  *
  *   <ibdev> posted P returned R flushed F removes N post_after E
  *
@@ -27,12 +34,18 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ibpost.h>
+#include "cm_connect.h"
 
 #define PAIRS	3
 #define BUFLEN	4096
 
+static char *tr_ibdev = "rxe1";
+module_param_named(ibdev, tr_ibdev, charp, 0444);
+MODULE_PARM_DESC(ibdev, "the device to keep traffic on (default rxe1)");
+
 struct tr_pair {
 	struct ibpost_qp *a, *b;
+	struct ibpost_test_cm *cm;	/* iWARP: the pair's rdma_cm ids */
 	void *abuf, *bbuf, *wbuf;
 	struct ibpost_mr *amr, *bmr, *wmr;
 };
@@ -45,6 +58,7 @@ struct tr_dev {
 	struct task_struct *thread;
 	atomic64_t posted, returned, flushed;
 	atomic_t removes;
+	int setup;	/* -EINPROGRESS, then 0 or the pairs' error */
 	int post_after;
 };
 
@@ -60,6 +74,51 @@ static void tr_done(struct ibpost_qp *qp, void *context,
 	atomic64_inc(&t->returned);
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		atomic64_inc(&t->flushed);
+}
+
+static void tr_pair_free(struct tr_pair *p)
+{
+	ibpost_qp_destroy(p->a);
+	ibpost_qp_destroy(p->b);
+	if (!IS_ERR_OR_NULL(p->amr))
+		ibpost_dereg_mr(p->amr);
+	if (!IS_ERR_OR_NULL(p->bmr))
+		ibpost_dereg_mr(p->bmr);
+	if (!IS_ERR_OR_NULL(p->wmr))
+		ibpost_dereg_mr(p->wmr);
+	kfree(p->abuf);
+	kfree(p->bbuf);
+	kfree(p->wbuf);
+	ibpost_test_cm_free(p->cm);
+}
+
+static int tr_pair_init(struct tr_dev *t, struct tr_pair *p)
+{
+	struct ibpost_qp_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.max_send_wr = 32, .max_recv_wr = 32,
+		.max_send_sge = 1, .max_recv_sge = 1,
+		.send_done = tr_done, .recv_done = tr_done,
+		.priv = t,
+	};
+
+	int ret;
+
+	ret = ibpost_test_connect_pair(t->dev, &attr, &attr, &p->a, &p->b,
+				       &p->cm);
+	if (ret)
+		return ret;
+	p->abuf = kzalloc(BUFLEN, GFP_KERNEL);
+	p->bbuf = kzalloc(BUFLEN, GFP_KERNEL);
+	p->wbuf = kzalloc(BUFLEN, GFP_KERNEL);
+	if (!p->abuf || !p->bbuf || !p->wbuf)
+		return -ENOMEM;
+	p->amr = ibpost_reg_msgs(t->dev, p->abuf, BUFLEN);
+	p->bmr = ibpost_reg_msgs(t->dev, p->bbuf, BUFLEN);
+	p->wmr = ibpost_reg_write(p->b, p->wbuf, BUFLEN);
+	if (IS_ERR(p->amr) || IS_ERR(p->bmr) || IS_ERR(p->wmr))
+		return -ENOMEM;
+	return 0;
 }
 
 /* One round on one pair: receives ahead, then WRITE, WRITE, SEND. */
@@ -90,8 +149,16 @@ static int tr_round(struct tr_dev *t, struct tr_pair *p)
 static int tr_thread(void *arg)
 {
 	struct tr_dev *t = arg;
-	int i, ret;
+	int i, ret = 0;
 
+	/* Connecting takes long on iWARP: not in the add callback. */
+	for (i = 0; i < PAIRS && !ret; i++)
+		ret = tr_pair_init(t, &t->pair[i]);
+	WRITE_ONCE(t->setup, ret);
+	if (ret) {
+		pr_err("%s: setup failed: %d\n", t->name, ret);
+		goto out_idle;
+	}
 	while (!kthread_should_stop()) {
 		for (i = 0; i < PAIRS; i++) {
 			ret = tr_round(t, &t->pair[i]);
@@ -108,50 +175,6 @@ static int tr_thread(void *arg)
 out_idle:
 	while (!kthread_should_stop())
 		msleep(20);
-	return 0;
-}
-
-static void tr_pair_free(struct tr_pair *p)
-{
-	ibpost_qp_destroy(p->a);
-	ibpost_qp_destroy(p->b);
-	if (!IS_ERR_OR_NULL(p->amr))
-		ibpost_dereg_mr(p->amr);
-	if (!IS_ERR_OR_NULL(p->bmr))
-		ibpost_dereg_mr(p->bmr);
-	if (!IS_ERR_OR_NULL(p->wmr))
-		ibpost_dereg_mr(p->wmr);
-	kfree(p->abuf);
-	kfree(p->bbuf);
-	kfree(p->wbuf);
-}
-
-static int tr_pair_init(struct tr_dev *t, struct tr_pair *p)
-{
-	struct ibpost_qp_attr attr = {
-		.qp_type = IB_QPT_RC,
-		.max_send_wr = 32, .max_recv_wr = 32,
-		.max_send_sge = 1, .max_recv_sge = 1,
-		.send_done = tr_done, .recv_done = tr_done,
-		.priv = t,
-	};
-
-	p->a = ibpost_qp_create(t->dev, &attr);
-	p->b = ibpost_qp_create(t->dev, &attr);
-	if (IS_ERR(p->a) || IS_ERR(p->b))
-		return -ENOMEM;
-	if (ibpost_qp_connect_loopback(p->a, p->b))
-		return -EIO;
-	p->abuf = kzalloc(BUFLEN, GFP_KERNEL);
-	p->bbuf = kzalloc(BUFLEN, GFP_KERNEL);
-	p->wbuf = kzalloc(BUFLEN, GFP_KERNEL);
-	if (!p->abuf || !p->bbuf || !p->wbuf)
-		return -ENOMEM;
-	p->amr = ibpost_reg_msgs(t->dev, p->abuf, BUFLEN);
-	p->bmr = ibpost_reg_msgs(t->dev, p->bbuf, BUFLEN);
-	p->wmr = ibpost_reg_write(p->b, p->wbuf, BUFLEN);
-	if (IS_ERR(p->amr) || IS_ERR(p->bmr) || IS_ERR(p->wmr))
-		return -ENOMEM;
 	return 0;
 }
 
@@ -173,25 +196,18 @@ static void tr_add(struct ibpost_dev *dev)
 {
 	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
 	struct tr_dev *t;
-	int i;
 
-	if (strcmp(dev_name(&ibdev->dev), "rxe1"))
+	if (!ibdev || strcmp(dev_name(&ibdev->dev), tr_ibdev))
 		return;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return;
 	strscpy(t->name, dev_name(&ibdev->dev), sizeof(t->name));
+	t->setup = -EINPROGRESS;
 	t->dev = ibpost_dev_get(t->name);
 	if (IS_ERR(t->dev)) {
 		kfree(t);
 		return;
-	}
-	for (i = 0; i < PAIRS; i++) {
-		if (tr_pair_init(t, &t->pair[i])) {
-			pr_err("%s: setup failed\n", t->name);
-			tr_free(t);
-			return;
-		}
 	}
 	t->thread = kthread_run(tr_thread, t, "ibpost_traffic");
 	if (IS_ERR(t->thread)) {
@@ -229,12 +245,16 @@ static int tr_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&tr_lock);
 	list_for_each_entry_safe(t, tmp, &tr_devs, node) {
-		if (ibpost_dev_ibdev(t->dev))
-			continue;	/* still there */
+		if (ibpost_dev_ibdev(t->dev)) {	/* still there */
+			seq_printf(m, "%s live posted %lld setup %d\n", t->name,
+				   atomic64_read(&t->posted),
+				   READ_ONCE(t->setup));
+			continue;
+		}
 		kthread_stop(t->thread);
 		put_task_struct(t->thread);
 		t->thread = NULL;
-		if (!t->post_after)
+		if (!t->post_after && !t->setup)
 			t->post_after = ibpost_post_send(t->pair[0].a, t,
 							 t->pair[0].abuf, 8,
 							 t->pair[0].amr, 0);

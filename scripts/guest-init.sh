@@ -140,9 +140,23 @@ sc_suite_end() {
 listed() { grep -q "^$1 " /sys/kernel/debug/ibpost/devices; }
 not_listed() { ! listed "$1"; }
 
-sc_rxe1_add_appears() {
-	ip link add d1 type dummy && ip link set d1 up &&
-	rdma link add rxe1 type rxe netdev d1 && listed rxe1
+# The provider the device scenarios run on: rxe (rxe0 on d0; they add and
+# remove rxe1 on d1), or siw in the siw guest (siw0 on s0; siw1 on s1,
+# with an address of its own, since iWARP pairs connect through rdma_cm).
+if [ "$mode" = test-siw ]; then
+	PROV=siw DEV0=siw0 ND0=s0 DEV1=siw1 ND1=s1
+else
+	PROV=rxe DEV0=rxe0 ND0=d0 DEV1=rxe1 ND1=d1
+fi
+
+# The netdev of $DEV1, up (and addressed, for siw).
+nd1_add() {
+	ip link add $ND1 type dummy && ip link set $ND1 up || return 1
+	[ $PROV = rxe ] || ip addr add 10.96.0.1/24 dev $ND1
+}
+
+sc_dev1_add_appears() {
+	nd1_add && rdma link add $DEV1 type $PROV netdev $ND1 && listed $DEV1
 }
 
 # ibpost's trace events: trace_start empties the buffer and turns them
@@ -216,46 +230,46 @@ sc_holder_credit_and_trace() {
 	trace_stop /tmp/trace.txt
 	cat /tmp/trace.txt
 	grep -q "ibpost_client_register: client=ibpost_holder" /tmp/trace.txt &&
-	grep -q "ibpost_qp_create: dev=rxe1 qpn=[0-9]* type=RC .*caller=ibpost_holder" \
-		/tmp/trace.txt &&
 	grep -Eq "ibpost_post_recv: dev\.id=[0-9]+ cq\.id=[0-9]+ cid=[0-9]+ posted=16 qpn=[0-9]+ chain=16 ret=0 bad_wr=-1" \
 		/tmp/trace.txt || return 1
-	# The write on rxe1, the last post: its completion, by its id.
-	trace_follow /tmp/trace.txt "posted=1 qpn=[0-9]+ chain=1 ret=0 " \
+	# The holder's QPs on $DEV1, and its write there: its completion, by
+	# its id.
+	qpns=$(sed -n "s/.*ibpost_qp_create: dev=$DEV1 qpn=\([0-9]*\) type=RC .*caller=ibpost_holder.*/\1/p" \
+		/tmp/trace.txt | paste -sd'|' -)
+	[ -n "$qpns" ] || { echo "no QP of ibpost_holder on $DEV1"; return 1; }
+	trace_follow /tmp/trace.txt "posted=1 qpn=($qpns) chain=1 ret=0 " \
 		> /tmp/follow.txt || { cat /tmp/follow.txt; return 1; }
 	cat /tmp/follow.txt
 	comp=$(grep "ibpost_send_comp: .* status=SUCCESS .* returned" /tmp/follow.txt)
 	[ -n "$comp" ] || return 1
 	qpn=$(echo "$comp" | sed -n 's/.* qpn=\([0-9]*\) .*/\1/p')
 	cq=$(echo "$comp" | sed -n 's/.* cq\.id=\([0-9]*\) .*/\1/p')
-	rdma resource show qp link rxe1/1
-	rdma resource show cq dev rxe1
-	rdma resource show mr dev rxe1
-	rdma resource show qp link rxe1/1 | grep -E "lqpn $qpn .*ibpost_holder" &&
-	rdma resource show cq dev rxe1 | grep -E "cqn $cq .*ibpost_holder" &&
-	rdma resource show mr dev rxe1 | grep -q "ibpost_holder" || return 1
+	rdma resource show qp link $DEV1/1
+	rdma resource show cq dev $DEV1
+	rdma resource show mr dev $DEV1
+	rdma resource show qp link $DEV1/1 | grep -E "lqpn $qpn .*ibpost_holder" &&
+	rdma resource show cq dev $DEV1 | grep -E "cqn $cq .*ibpost_holder" &&
+	rdma resource show mr dev $DEV1 | grep -q "ibpost_holder" || return 1
 	# The device's counters: the pair, its receives, the write.
-	cat /sys/kernel/debug/ibpost/rxe1/stats
-	grep -q "^qps 2$" /sys/kernel/debug/ibpost/rxe1/stats &&
-	grep -q "^recv_posted 16$" /sys/kernel/debug/ibpost/rxe1/stats &&
-	grep -q "^recv_in_use 16$" /sys/kernel/debug/ibpost/rxe1/stats &&
-	grep -q "^send_completed [1-9]" /sys/kernel/debug/ibpost/rxe1/stats
+	st=/sys/kernel/debug/ibpost/$DEV1/stats
+	cat $st
+	grep -q "^qps 2$" $st && grep -q "^recv_posted 16$" $st &&
+	grep -q "^recv_in_use 16$" $st && grep -q "^send_completed [1-9]" $st
 }
 
-sc_rxe1_delete_with_qps() {
+sc_dev1_delete_with_qps() {
 	grep -q "^ibpost_holder " /proc/modules ||
 		insmod /ibpost/ibpost_holder.ko || return 1
-	grep -q "^qpn" /sys/kernel/debug/ibpost/rxe1/qps || return 1
-	cat /sys/kernel/debug/ibpost/rxe1/qps
+	d=/sys/kernel/debug/ibpost/$DEV1
+	grep -q "^qpn" $d/qps || return 1
+	cat $d/qps
 	# The holder's receives show in its QP's counters (root only file).
-	grep -l "^recv_posted 16$" /sys/kernel/debug/ibpost/rxe1/qp[0-9]* ||
-		return 1
-	[ "$(stat -c %a /sys/kernel/debug/ibpost/rxe1/qp* | sort -u)" = 400 ] ||
-		return 1
-	rdma link delete rxe1 || { rmmod ibpost_holder; return 1; }
+	grep -l "^recv_posted 16$" $d/qp[0-9]* || return 1
+	[ "$(stat -c %a $d/qp* | sort -u)" = 400 ] || return 1
+	rdma link delete $DEV1 || { rmmod ibpost_holder; return 1; }
 	rmmod ibpost_holder || return 1
-	not_listed rxe1 || return 1
-	dmesg | grep "ibpost_holder: rxe1 removed:" | tail -1 |
+	not_listed $DEV1 || return 1
+	dmesg | grep "ibpost_holder: $DEV1 removed:" | tail -1 |
 		grep -q "posted 16 returned 16 flushed 16 post -19"
 }
 
@@ -263,58 +277,71 @@ sc_reload_3_times() {
 	for i in 1 2 3; do
 		unload_ibpost || return 1
 		load_ibpost || return 1
-		listed rxe0 || return 1
+		listed $DEV0 || return 1
 	done
 }
 
 sc_load_before_device() {
-	unload_ibpost && rdma link delete rxe0 || return 1
+	unload_ibpost || return 1
+	for d in $(rdma link show | sed -n 's/^link \([^/]*\)\/.*/\1/p'); do
+		rdma link delete $d || return 1
+	done
 	load_ibpost || return 1
 	[ ! -s /sys/kernel/debug/ibpost/devices ] || return 1
-	rdma link add rxe0 type rxe netdev d0 || return 1
-	listed rxe0 && cat /sys/kernel/debug/ibpost/devices
+	rdma link add $DEV0 type $PROV netdev $ND0 || return 1
+	listed $DEV0 && cat /sys/kernel/debug/ibpost/devices
 }
 
 # Device removal under traffic, alternating rdma link delete and netdev
 # unregister, then ibpost itself unloaded and reloaded.
 sc_removal_under_traffic() {
-	ip link del d1 2>/dev/null
-	insmod /ibpost/ibpost_traffic.ko || return 1
+	ip link del $ND1 2>/dev/null
+	insmod /ibpost/ibpost_traffic.ko ibdev=$DEV1 || return 1
+	tr=/sys/kernel/debug/ibpost_traffic
 	i=1
 	while [ $i -le 20 ]; do
-		ip link add d1 type dummy && ip link set d1 up || return 1
-		# ib_core frees the old rxe1's name asynchronously: until it
-		# has, the add fails with ENFILE. Retry for up to 20 s.
+		nd1_add || return 1
+		# ib_core frees the old device's name asynchronously: until
+		# it has, the add fails with ENFILE. Retry for up to 20 s.
 		n=0
-		until rdma link add rxe1 type rxe netdev d1 2> /tmp/add.err; do
+		until rdma link add $DEV1 type $PROV netdev $ND1 2> /tmp/add.err; do
 			n=$((n + 1))
 			[ $n -lt 200 ] || { cat /tmp/add.err; return 1; }
 			sleep 0.1
 		done
-		sleep 1
-		if [ $((i % 2)) = 1 ]; then
-			rdma link delete rxe1 || return 1
-			ip link del d1
-		else
-			ip link del d1 || return 1
-		fi
-		# Netdev unregister removes the device asynchronously.
+		# Its pairs connected (through rdma_cm on iWARP: seconds under
+		# TCG) and WRs posted, then one more second of traffic.
 		n=0
-		while listed rxe1 && [ $n -lt 100 ]; do
+		until grep -q "^$DEV1 live posted [1-9][0-9]* setup 0$" $tr ||
+			[ $n -ge 300 ]; do
 			sleep 0.1
 			n=$((n + 1))
 		done
-		not_listed rxe1 || return 1
-		r=$(cat /sys/kernel/debug/ibpost_traffic)
+		grep "^$DEV1 live posted [1-9][0-9]* setup 0$" $tr || { cat $tr; return 1; }
+		sleep 1
+		if [ $((i % 2)) = 1 ]; then
+			rdma link delete $DEV1 || return 1
+			ip link del $ND1
+		else
+			ip link del $ND1 || return 1
+		fi
+		# Netdev unregister removes the device asynchronously.
+		n=0
+		while listed $DEV1 && [ $n -lt 100 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		not_listed $DEV1 || return 1
+		r=$(cat $tr)
 		echo "cycle $i: $r"
 		kmsg "ibpost-removal: cycle $i: $r"
 		set -- $r
-		[ "$1" = rxe1 ] && [ "$3" -gt 0 ] && [ "$3" = "$5" ] &&
+		[ "$1" = $DEV1 ] && [ "$3" -gt 0 ] && [ "$3" = "$5" ] &&
 			[ "${9}" = 1 ] && [ "${11}" = -19 ] || return 1
 		i=$((i + 1))
 	done
 	rmmod ibpost_traffic && unload_ibpost && load_ibpost &&
-		listed rxe0
+		listed $DEV0
 }
 
 # Fault injection, on a kernel with CONFIG_FAULT_INJECTION (it has
@@ -363,9 +390,9 @@ ktap_guest_document() {
 # The device scenarios both the test guest and the stock-kernel guest run
 # (seven cases).
 sc_device_scenarios() {
-	sc_result rxe1_add_appears sc_rxe1_add_appears
+	sc_result ${DEV1}_add_appears sc_dev1_add_appears
 	sc_result holder_credit_and_trace sc_holder_credit_and_trace
-	sc_result rxe1_delete_with_qps sc_rxe1_delete_with_qps
+	sc_result ${DEV1}_delete_with_qps sc_dev1_delete_with_qps
 	sc_result reload_3_times sc_reload_3_times
 	sc_result load_before_device sc_load_before_device
 	sc_result fail_ibpost_files sc_fail_ibpost_files
@@ -377,7 +404,6 @@ run_tests() {
 	ktap_module_header "$nsuites"
 	insmod /ibpost/ibpost_kunit.ko
 	rmmod ibpost_kunit
-	[ "$mode" = test-siw ] && return
 
 	ktap_guest_document
 	sc_suite_begin ibpost_scenarios 7

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connected RC pairs on "this device", whatever it is: a hand-made
+ * loopback connection on InfiniBand and RoCE, rdma_cm (iw_cm over TCP, to
+ * the address of the device's own netdev) on iWARP, whose QPs cannot be
+ * moved to RTS by hand. The QPs are ibpost's either way; on iWARP the
+ * pair's rdma_cm ids are kept until after both QPs are destroyed.
+ *
+ * No KUnit here: the test consumers that the guest's device scenarios
+ * load (holder.c, traffic.c) build this file too, on stock kernels.
+ */
+#include <linux/inetdevice.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include "cm_connect.h"
+
+#define CM_PAIR_TIMEOUT		(10 * HZ)
+#define CM_PAIR_PORT_BASE	18000
+
+struct ibpost_test_cm {
+	struct rdma_cm_id *listen, *client, *server;
+	struct ibpost_qp_attr battr;
+	struct ibpost_qp *b;
+	bool b_taken;			/* the caller destroys @b */
+	wait_queue_head_t wq;
+	unsigned long client_ev, server_ev;	/* bit per event type */
+	int server_err;
+};
+
+static atomic_t cm_pair_port = ATOMIC_INIT(0);
+
+int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin)
+{
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+	struct in_ifaddr *ifa = NULL;
+	struct in_device *in_dev;
+	struct net_device *nd;
+	int ret = -EADDRNOTAVAIL;
+
+	rtnl_lock();
+	for_each_netdev(&init_net, nd) {
+		struct ib_device *found;
+
+		found = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
+		if (!found)
+			continue;
+		ib_device_put(found);
+		if (found != ibdev)
+			continue;
+		in_dev = __in_dev_get_rtnl(nd);
+		if (in_dev)
+			ifa = rtnl_dereference(in_dev->ifa_list);
+		if (ifa) {
+			sin->sin_addr.s_addr = ifa->ifa_local;
+			ret = 0;
+		}
+		break;
+	}
+	rtnl_unlock();
+	return ret;
+}
+
+static void cm_pair_accept(struct ibpost_test_cm *c, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	struct ibpost_qp *qp;
+
+	c->server = id;
+	qp = ibpost_qp_create_cm(id, &c->battr);
+	if (IS_ERR(qp)) {
+		c->server_err = PTR_ERR(qp);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return;
+	}
+	c->b = qp;
+	c->server_err = rdma_accept(id, &param);
+}
+
+static int cm_pair_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct ibpost_test_cm *c = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		/*
+		 * The removal waits for the ids: rdma_cm destroys this one,
+		 * unless ibpost_test_cm_free() took it first (it destroys it).
+		 */
+		return cmpxchg(&c->client, id, NULL) == id ||
+		       cmpxchg(&c->listen, id, NULL) == id ||
+		       cmpxchg(&c->server, id, NULL) == id;
+	}
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (c->server) {	/* one connection per listener */
+			rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+			return -ECONNREFUSED;	/* rdma_cm destroys @id */
+		}
+		cm_pair_accept(c, id);
+	}
+	if (ev->event < BITS_PER_LONG)
+		set_bit(ev->event, id == c->client ? &c->client_ev :
+						     &c->server_ev);
+	wake_up_all(&c->wq);
+	return 0;
+}
+
+/* The client side reached @ev, or failed on the way (false). */
+static bool cm_pair_wait(struct ibpost_test_cm *c, unsigned long *evs,
+			 enum rdma_cm_event_type ev)
+{
+	unsigned long fail = BIT(RDMA_CM_EVENT_ADDR_ERROR) |
+			     BIT(RDMA_CM_EVENT_ROUTE_ERROR) |
+			     BIT(RDMA_CM_EVENT_CONNECT_ERROR) |
+			     BIT(RDMA_CM_EVENT_UNREACHABLE) |
+			     BIT(RDMA_CM_EVENT_REJECTED);
+
+	wait_event_timeout(c->wq, test_bit(ev, evs) || (*evs & fail),
+			   CM_PAIR_TIMEOUT);
+	return test_bit(ev, evs);
+}
+
+void ibpost_test_cm_free(struct ibpost_test_cm *c)
+{
+	struct rdma_cm_id *id;
+
+	if (!c)
+		return;
+	id = xchg(&c->client, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	id = xchg(&c->listen, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	/* After the listener: no handler can set these any more. */
+	if (c->b && !c->b_taken)
+		ibpost_qp_destroy(c->b);
+	id = xchg(&c->server, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	kfree(c);
+}
+
+int ibpost_test_cm_connect(struct ibpost_dev *dev,
+			   const struct ibpost_qp_attr *aattr,
+			   const struct ibpost_qp_attr *battr,
+			   struct ibpost_qp **a, struct ibpost_qp **b,
+			   struct ibpost_test_cm **cm)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 6, .rnr_retry_count = 7,
+	};
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ibpost_test_cm *c;
+	struct ibpost_qp *qp;
+	int ret;
+
+	*a = NULL;
+	*b = NULL;
+	*cm = NULL;
+	ret = ibpost_test_dev_addr(dev, &sin);
+	if (ret)
+		return ret;
+	sin.sin_port = htons(CM_PAIR_PORT_BASE +
+			     (atomic_inc_return(&cm_pair_port) & 4095));
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	*cm = c;
+	init_waitqueue_head(&c->wq);
+	c->battr = *battr;
+	c->listen = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	c->client = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	if (IS_ERR(c->listen) || IS_ERR(c->client)) {
+		ret = IS_ERR(c->listen) ? PTR_ERR(c->listen) :
+					  PTR_ERR(c->client);
+		if (!IS_ERR(c->listen))
+			rdma_destroy_id(c->listen);
+		if (!IS_ERR(c->client))
+			rdma_destroy_id(c->client);
+		c->listen = NULL;
+		c->client = NULL;
+		return ret;
+	}
+	ret = rdma_bind_addr(c->listen, (struct sockaddr *)&sin) ?:
+	      rdma_listen(c->listen, 1) ?:
+	      rdma_resolve_addr(c->client, NULL, (struct sockaddr *)&sin,
+				5000);
+	if (ret)
+		return ret;
+	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ADDR_RESOLVED))
+		return -EHOSTUNREACH;
+	ret = rdma_resolve_route(c->client, 5000);
+	if (ret)
+		return ret;
+	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return -EHOSTUNREACH;
+	if (!c->client || c->client->device != ibpost_dev_ibdev(dev))
+		return -EXDEV;
+	qp = ibpost_qp_create_cm(c->client, aattr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	*a = qp;
+	ret = rdma_connect(c->client, &param);
+	if (ret)
+		return ret;
+	if (!cm_pair_wait(c, &c->client_ev, RDMA_CM_EVENT_ESTABLISHED))
+		return c->server_err ?: -ECONNREFUSED;
+	if (!cm_pair_wait(c, &c->server_ev, RDMA_CM_EVENT_ESTABLISHED))
+		return c->server_err ?: -ETIMEDOUT;
+	if (c->server_err)
+		return c->server_err;
+	*b = c->b;
+	c->b_taken = true;
+	return 0;
+}
+
+/* Whether @dev is iWARP; a device already removed is not connected at all. */
+static int cm_dev_iwarp(struct ibpost_dev *dev)
+{
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+
+	if (!ibdev)
+		return -ENODEV;
+	return rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+}
+
+int ibpost_test_connect_pair(struct ibpost_dev *dev,
+			     const struct ibpost_qp_attr *aattr,
+			     const struct ibpost_qp_attr *battr,
+			     struct ibpost_qp **a, struct ibpost_qp **b,
+			     struct ibpost_test_cm **cm)
+{
+	int ret;
+
+	*cm = NULL;
+	*b = NULL;
+	*a = NULL;
+	ret = cm_dev_iwarp(dev);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return ibpost_test_cm_connect(dev, aattr, battr, a, b, cm);
+	*a = ibpost_qp_create(dev, aattr);
+	if (IS_ERR(*a)) {
+		ret = PTR_ERR(*a);
+		*a = NULL;
+		return ret;
+	}
+	*b = ibpost_qp_create(dev, battr);
+	if (IS_ERR(*b)) {
+		ret = PTR_ERR(*b);
+		*b = NULL;
+		return ret;
+	}
+	return ibpost_qp_connect_loopback(*a, *b);
+}
+
