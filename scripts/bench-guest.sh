@@ -16,6 +16,11 @@
 # every mode with very few iterations, perftest only where installed, and
 # a last line "smoke ok modes=<n>" when every command succeeded, else
 # "smoke FAILED: <what>". A check that everything runs, not figures.
+#
+# BENCH_ROWS (set by /init from ibpost.bench_rows=, comma-separated: bw,
+# post, lat, scale, mem, perftest, taskruns, profile): only those
+# sections, for a focused run while working on one figure; every section
+# when unset.
 CMD=/sys/kernel/debug/ibpost_bench/cmd
 SMOKE=${BENCH_SMOKE:-0}
 ROUNDS=${ROUNDS:-3}
@@ -28,6 +33,13 @@ FAILED=""	# the first five that did not, "; "-separated
 NFAILED=0
 
 say() { echo "ibpost-bench: $*"; }
+
+want() {	# whether section $1 runs
+	case ",${BENCH_ROWS:-$1}," in
+	*",$1,"*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
 
 failed() {	# record a failure for the smoke verdict
 	NFAILED=$((NFAILED + 1))
@@ -311,18 +323,18 @@ run "mode=calib size=65536 iters=$CALIB_ITERS"
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	say "round $r"
-	bw_rows
-	post_rows
-	lat_rows
-	scale_rows
-	mem_rows
-	perftest_all
+	want bw && bw_rows
+	want post && post_rows
+	want lat && lat_rows
+	want scale && scale_rows
+	want mem && mem_rows
+	want perftest && perftest_all
 	r=$((r + 1))
 done
 run "mode=calib size=65536 iters=$CALIB_ITERS"
 if [ "$SMOKE" != 1 ]; then
-	taskruns
-	profile
+	want taskruns && taskruns
+	want profile && profile
 fi
 rmmod ibpost_bench || failed "rmmod ibpost_bench"
 [ "$SMOKE" = 1 ] && smoke_verdict

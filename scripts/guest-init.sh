@@ -535,7 +535,10 @@ test-siw)
 	run_tests
 	;;
 demo) run_demo ;;
-bench) sh /ibpost/bench.sh ;;
+bench)
+	BENCH_ROWS=$(sed -n 's/.*ibpost\.bench_rows=\([a-z,]*\).*/\1/p' /proc/cmdline) \
+		sh /ibpost/bench.sh
+	;;
 bench-smoke) BENCH_SMOKE=1 sh /ibpost/bench.sh ;;
 xhost-a|xhost-a-siw) run_xhost_a ;;
 xhost-b|xhost-b-siw) run_xhost_b ;;

@@ -36,6 +36,8 @@
 #   IBPOST_NO_APT=1   skip the package installation step
 #   BOOT_APPEND       more kernel command line for the test, demo and
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
+#   IBPOST_BENCH_ROWS bench: only these sections, comma-separated (bw,
+#                     post, lat, scale, mem, perftest, taskruns, profile)
 #   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
 #                     to replay a fuzz run (see kunit/main.c)
 #   IBPOST_MODES      quick: the single-guest runs, "test test-siw" by default
@@ -476,7 +478,9 @@ cmd_bench() {
 		build_modules "$bdir" "$out"
 		make_initramfs "$bdir" "$out" perftest > /dev/null
 		boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
-			bench "$log" "$VM_TIMEOUT" "${BOOT_APPEND:-}" || true
+			bench "$log" "$VM_TIMEOUT" \
+			"${BOOT_APPEND:-}${IBPOST_BENCH_ROWS:+ ibpost.bench_rows=$IBPOST_BENCH_ROWS}" ||
+			true
 		{
 			python3 "$REPO/scripts/bench-report.py" "$log"
 			echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with 2 vCPUs, 2 GiB"
