@@ -26,11 +26,19 @@ struct ibpost_test_cm {
 	struct ibpost_qp *b;
 	bool b_taken;			/* the caller destroys @b */
 	wait_queue_head_t wq;
+	int phase;			/* CM_PAIR_* */
 	unsigned long client_ev, server_ev;	/* bit per event type */
 	int server_err;
 };
 
 static atomic_t cm_pair_port = ATOMIC_INIT(0);
+
+/*
+ * A pair's phase, moved by cmpxchg: a device removal while connecting
+ * (the connecting thread may be using the ids) fails the connect, whose
+ * caller then destroys the ids; once connected, rdma_cm destroys them.
+ */
+enum { CM_PAIR_CONNECTED, CM_PAIR_CONNECTING, CM_PAIR_REMOVED };
 
 int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin)
 {
@@ -86,6 +94,15 @@ static int cm_pair_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct ibpost_test_cm *c = id->context;
 
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL &&
+	    cmpxchg(&c->phase, CM_PAIR_CONNECTING, CM_PAIR_REMOVED) ==
+	    CM_PAIR_CONNECTING) {
+		/* The connect fails; its caller destroys the ids. */
+		set_bit(ev->event, &c->client_ev);
+		set_bit(ev->event, &c->server_ev);
+		wake_up_all(&c->wq);
+		return 0;
+	}
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 		/*
 		 * The removal waits for the ids: rdma_cm destroys this one,
@@ -117,7 +134,8 @@ static bool cm_pair_wait(struct ibpost_test_cm *c, unsigned long *evs,
 			     BIT(RDMA_CM_EVENT_ROUTE_ERROR) |
 			     BIT(RDMA_CM_EVENT_CONNECT_ERROR) |
 			     BIT(RDMA_CM_EVENT_UNREACHABLE) |
-			     BIT(RDMA_CM_EVENT_REJECTED);
+			     BIT(RDMA_CM_EVENT_REJECTED) |
+			     BIT(RDMA_CM_EVENT_DEVICE_REMOVAL);
 
 	wait_event_timeout(c->wq, test_bit(ev, evs) || (*evs & fail),
 			   CM_PAIR_TIMEOUT);
@@ -145,53 +163,22 @@ void ibpost_test_cm_free(struct ibpost_test_cm *c)
 	kfree(c);
 }
 
-int ibpost_test_cm_connect(struct ibpost_dev *dev,
-			   const struct ibpost_qp_attr *aattr,
-			   const struct ibpost_qp_attr *battr,
-			   struct ibpost_qp **a, struct ibpost_qp **b,
-			   struct ibpost_test_cm **cm)
+/* Listen, resolve, create a's QP, connect: ibpost_test_cm_connect(). */
+static int cm_pair_steps(struct ibpost_test_cm *c, struct ibpost_dev *dev,
+			 struct sockaddr_in *sin,
+			 const struct ibpost_qp_attr *aattr,
+			 struct ibpost_qp **a)
 {
 	struct rdma_conn_param param = {
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 6, .rnr_retry_count = 7,
 	};
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct ibpost_test_cm *c;
 	struct ibpost_qp *qp;
 	int ret;
 
-	*a = NULL;
-	*b = NULL;
-	*cm = NULL;
-	ret = ibpost_test_dev_addr(dev, &sin);
-	if (ret)
-		return ret;
-	sin.sin_port = htons(CM_PAIR_PORT_BASE +
-			     (atomic_inc_return(&cm_pair_port) & 4095));
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	*cm = c;
-	init_waitqueue_head(&c->wq);
-	c->battr = *battr;
-	c->listen = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
-				   IB_QPT_RC);
-	c->client = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
-				   IB_QPT_RC);
-	if (IS_ERR(c->listen) || IS_ERR(c->client)) {
-		ret = IS_ERR(c->listen) ? PTR_ERR(c->listen) :
-					  PTR_ERR(c->client);
-		if (!IS_ERR(c->listen))
-			rdma_destroy_id(c->listen);
-		if (!IS_ERR(c->client))
-			rdma_destroy_id(c->client);
-		c->listen = NULL;
-		c->client = NULL;
-		return ret;
-	}
-	ret = rdma_bind_addr(c->listen, (struct sockaddr *)&sin) ?:
+	ret = rdma_bind_addr(c->listen, (struct sockaddr *)sin) ?:
 	      rdma_listen(c->listen, 1) ?:
-	      rdma_resolve_addr(c->client, NULL, (struct sockaddr *)&sin,
+	      rdma_resolve_addr(c->client, NULL, (struct sockaddr *)sin,
 				5000);
 	if (ret)
 		return ret;
@@ -217,6 +204,56 @@ int ibpost_test_cm_connect(struct ibpost_dev *dev,
 		return c->server_err ?: -ETIMEDOUT;
 	if (c->server_err)
 		return c->server_err;
+	return 0;
+}
+
+int ibpost_test_cm_connect(struct ibpost_dev *dev,
+			   const struct ibpost_qp_attr *aattr,
+			   const struct ibpost_qp_attr *battr,
+			   struct ibpost_qp **a, struct ibpost_qp **b,
+			   struct ibpost_test_cm **cm)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ibpost_test_cm *c;
+	int ret;
+
+	*a = NULL;
+	*b = NULL;
+	*cm = NULL;
+	ret = ibpost_test_dev_addr(dev, &sin);
+	if (ret)
+		return ret;
+	sin.sin_port = htons(CM_PAIR_PORT_BASE +
+			     (atomic_inc_return(&cm_pair_port) & 4095));
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	*cm = c;
+	init_waitqueue_head(&c->wq);
+	c->phase = CM_PAIR_CONNECTING;
+	c->battr = *battr;
+	c->listen = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	c->client = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	if (IS_ERR(c->listen) || IS_ERR(c->client)) {
+		ret = IS_ERR(c->listen) ? PTR_ERR(c->listen) :
+					  PTR_ERR(c->client);
+		if (!IS_ERR(c->listen))
+			rdma_destroy_id(c->listen);
+		if (!IS_ERR(c->client))
+			rdma_destroy_id(c->client);
+		c->listen = NULL;
+		c->client = NULL;
+		return ret;
+	}
+	ret = cm_pair_steps(c, dev, &sin, aattr, a);
+	/* Connected, unless the device is going away (and rdma_cm said so). */
+	if (cmpxchg(&c->phase, CM_PAIR_CONNECTING, CM_PAIR_CONNECTED) !=
+	    CM_PAIR_CONNECTING)
+		ret = ret ?: -ENODEV;
+	if (ret)
+		return ret;
 	*b = c->b;
 	c->b_taken = true;
 	return 0;

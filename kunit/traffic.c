@@ -154,11 +154,17 @@ static int tr_thread(void *arg)
 	/* Connecting takes long on iWARP: not in the add callback. */
 	for (i = 0; i < PAIRS && !ret; i++)
 		ret = tr_pair_init(t, &t->pair[i]);
-	WRITE_ONCE(t->setup, ret);
 	if (ret) {
 		pr_err("%s: setup failed: %d\n", t->name, ret);
-		goto out_idle;
+		/* A removal under way waits for the pairs' rdma_cm ids. */
+		for (i = 0; i < PAIRS; i++) {
+			tr_pair_free(&t->pair[i]);
+			memset(&t->pair[i], 0, sizeof(t->pair[i]));
+		}
 	}
+	WRITE_ONCE(t->setup, ret);
+	if (ret)
+		goto out_idle;
 	while (!kthread_should_stop()) {
 		for (i = 0; i < PAIRS; i++) {
 			ret = tr_round(t, &t->pair[i]);
