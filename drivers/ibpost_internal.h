@@ -487,6 +487,8 @@ void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
 			   enum ib_qp_state to);
 int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
+void *ibpost_zalloc_exact(size_t size);
+void ibpost_free_exact(void *p, size_t size);
 
 /* cm.c */
 void ibpost_cm_attach(struct ibpost_qp *qp);

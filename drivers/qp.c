@@ -20,13 +20,15 @@
  *
  * Ring: the slot array has a power-of-two size (at least the usable
  * depth), so that position & mask stays consistent when the free-running
- * u32 positions wrap after 2^32 WRs.
+ * u32 positions wrap after 2^32 WRs; its bytes are allocated without a
+ * second rounding (ibpost_zalloc_exact()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_internal.h"
@@ -172,6 +174,60 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	return 0;
 }
 
+/*
+ * The queues' arrays, zeroed, in about their byte size. kvzalloc() would
+ * take an array above KMALLOC_MAX_CACHE_SIZE from the page allocator in a
+ * power of two of pages (kmalloc_large() rounds with get_order()): 51,200
+ * bytes cost 64 KiB. So an array of up to a page comes from the slab, a
+ * larger one of up to a costly order is split from its power of two
+ * (alloc_pages_exact() gives the tail pages back), and a still larger one,
+ * or one whose contiguous pages are not at hand, is vmalloc()'d.
+ * Return: the array, or NULL. Free it with ibpost_free_exact().
+ */
+void *ibpost_zalloc_exact(size_t size)
+{
+	void *p = NULL;
+
+	if (size <= PAGE_SIZE)
+		return kzalloc(size, GFP_KERNEL);
+	if (get_order(size) <= PAGE_ALLOC_COSTLY_ORDER)
+		p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
+				      __GFP_NORETRY | __GFP_NOWARN);
+	return p ?: vzalloc(size);
+}
+
+/* Free what ibpost_zalloc_exact(@size) returned; @p may be NULL. */
+void ibpost_free_exact(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (is_vmalloc_addr(p))
+		vfree(p);
+	else if (size <= PAGE_SIZE)
+		kfree(p);
+	else
+		free_pages_exact(p, size);
+}
+
+/* Bytes of @q's slot ring and of its MR arrays (with the spare's). */
+static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
+{
+	return array_size(q->mask + 1, sizeof(*q->slots));
+}
+
+static size_t ibpost_queue_mrs_size(const struct ibpost_queue *q)
+{
+	return array3_size(q->mask + 2, q->max_sge, sizeof(*q->mr_array));
+}
+
+static void ibpost_queue_free(struct ibpost_queue *q)
+{
+	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
+	ibpost_free_exact(q->mr_array, ibpost_queue_mrs_size(q));
+	q->slots = NULL;
+	q->mr_array = NULL;
+}
+
 static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 {
 	u32 size, i;
@@ -179,29 +235,19 @@ static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	if (!depth || depth > 1U << 30)
 		return -EINVAL;
 	size = roundup_pow_of_two(depth);
+	q->mask = size - 1;
 	q->max_sge = max_t(u32, max_sge, 1);
-	q->slots = kvcalloc(size, sizeof(*q->slots), GFP_KERNEL);
-	q->mr_array = kvcalloc((size_t)(size + 1) * q->max_sge,
-			       sizeof(*q->mr_array), GFP_KERNEL);
+	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
+	q->mr_array = ibpost_zalloc_exact(ibpost_queue_mrs_size(q));
 	if (!q->slots || !q->mr_array) {
-		kvfree(q->slots);
-		kvfree(q->mr_array);
-		q->slots = NULL;
-		q->mr_array = NULL;
+		ibpost_queue_free(q);
 		return -ENOMEM;
 	}
 	for (i = 0; i < size; i++)
 		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
 	q->spare.mrs = &q->mr_array[(size_t)size * q->max_sge];
-	q->mask = size - 1;
 	q->depth = depth;
 	return 0;
-}
-
-static void ibpost_queue_free(struct ibpost_queue *q)
-{
-	kvfree(q->slots);
-	kvfree(q->mr_array);
 }
 
 /* Refuse what ibpost cannot make before anything is allocated. */

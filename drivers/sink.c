@@ -101,7 +101,7 @@ int ibpost_sinks_alloc(struct ibpost_queue *q)
 
 	if (ibpost_sink_pages(q->qp->dev) < 2)
 		return -EOPNOTSUPP;
-	q->sinks = kvcalloc(n, sizeof(*q->sinks), GFP_KERNEL);
+	q->sinks = ibpost_zalloc_exact(array_size(n, sizeof(*q->sinks)));
 	if (!q->sinks)
 		return -ENOMEM;
 	INIT_WORK(&q->sink_work, ibpost_sink_work);
@@ -145,7 +145,7 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 			ib_dereg_mr(s->mr);
 		ibpost_mr_put_users(&s->pin, s->pin ? 1 : 0);
 	}
-	kvfree(q->sinks);
+	ibpost_free_exact(q->sinks, array_size(q->mask + 1, sizeof(*q->sinks)));
 	q->sinks = NULL;
 }
 
