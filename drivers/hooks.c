@@ -89,6 +89,7 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->mask = q->mask;
 	tq->depth = q->depth;
 	tq->signal_interval = q->signal_interval;
+	tq->stage = q->stage_max;
 	tq->sinks = !!READ_ONCE(q->sinks);
 	tq->posted = st.posted;
 	tq->completed = st.completed;
@@ -141,6 +142,7 @@ static void ibpost_test_sink_get(struct ibpost_queue *q, u32 pos,
 {
 	struct ibpost_sink *sink = &q->sinks[pos & q->mask];
 
+	ts->invalidate_rkey = sink->inv_key;
 	/* A dirty sink's MR is being replaced by sink_work, unlocked. */
 	if (sink->dirty || !sink->mr)
 		return;
@@ -178,8 +180,7 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 	ts->signaled = slot->signaled;
 	ts->user_signaled = slot->user_signaled;
 	ts->sink = slot->sink;
-	ts->opcode = slot->wr.send.opcode;
-	ts->invalidate_rkey = slot->wr.send.ex.invalidate_rkey;
+	ts->opcode = slot->opcode;
 	/*
 	 * Only a sink READ's SGE is ibpost's: any other WR's sg_list is the
 	 * poster's, gone once its post returned.

@@ -255,18 +255,19 @@ enum ibpost_slot_state {
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
  * @nmr: number of entries in @mrs
+ * @opcode: send queue: the WR's opcode as posted (for the test accessor)
  * @sync: an internal WR (memory registration): its completion wakes a
  *        waiter and is never shown to the consumer
  * @mrs: the MRs the WR's SGEs reference (users counted)
- * @caller_wr: the caller's own WR this slot was copied from, valid only
- *             during the post call (for *bad_wr)
  * @since_before: the queue's since_signal before this slot was claimed,
  *                restored when the provider refuses it
  * @pos: the free-running ring position the slot was claimed at: with the
  *       CQ's restrack id, the WR's completion id in the trace events
- * @wr: the copy of the caller's WR handed to the provider
  * @comp: the completion, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
+ *
+ * The WR itself is not kept: the copy handed to the provider lives in the
+ * queue's stage during the post call only (see post.c).
  */
 struct ibpost_slot {
 	struct ib_cqe cqe;
@@ -278,21 +279,27 @@ struct ibpost_slot {
 	bool synthetic;
 	bool sink;
 	u8 nmr;
+	u8 opcode;
 	struct ibpost_sync *sync;
 	struct ibpost_mr **mrs;
-	const void *caller_wr;
 	u32 since_before;
 	u32 pos;
-	union {
-		struct ib_recv_wr recv;
-		struct ib_send_wr send;
-		struct ib_rdma_wr rdma;
-		struct ib_ud_wr ud;
-		struct ib_atomic_wr atomic;
-		struct ib_reg_wr reg;
-	} wr;
 	struct ibpost_comp comp;
 	struct list_head done_node;
+};
+
+static_assert(IB_WR_REG_MR <= U8_MAX);
+
+/*
+ * The copy of one send WR, of any kind, handed to the provider (a send
+ * queue's stage entries). The ib_send_wr comes first in each kind.
+ */
+union ibpost_send_copy {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_ud_wr ud;
+	struct ib_atomic_wr atomic;
+	struct ib_reg_wr reg;
 };
 
 /**
@@ -304,6 +311,7 @@ struct ibpost_slot {
  * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
  * @dirty: @mr's key may still be valid after its READ did not succeed;
  *         revoked by the queue's sink_work (under the queue's lock)
+ * @inv_key: the key the last READ posted with this sink invalidates
  * @pin: the READ's MR, kept in use until then
  */
 struct ibpost_sink {
@@ -313,6 +321,7 @@ struct ibpost_sink {
 	struct ib_sge sge;
 	struct scatterlist sg;
 	bool dirty;
+	u32 inv_key;
 	struct ibpost_mr *pin;
 };
 
@@ -342,6 +351,14 @@ struct ibpost_sink {
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's MR array
  * @mr_array: the slots' MR arrays, (@mask + 2) * @max_sge entries
+ * @stage: the copies of one batch of WRs handed to the provider, filled
+ *         and posted under @lock (post.c): @stage.send of a send queue,
+ *         @stage.recv of a receive queue, @stage_max entries
+ * @stage.send: a send queue's copies
+ * @stage.recv: a receive queue's copies
+ * @stage_wr: the caller's WR each copy in @stage was made from
+ * @stage_max: WRs per provider call at most; a longer chain is posted in
+ *             batches of as many
  * @spare: where the MRs of a WR that finds no free slot are looked up
  * @mr_hit: the MR the last looked-up SGE was in, tried first next time
  * @is_send: this is the send queue
@@ -370,6 +387,12 @@ struct ibpost_queue {
 	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
+	union {
+		union ibpost_send_copy *send;
+		struct ib_recv_wr *recv;
+	} stage;
+	const void **stage_wr;
+	u32 stage_max;
 	struct ibpost_slot spare;
 	struct ibpost_mr *mr_hit;
 	bool is_send;
@@ -383,11 +406,13 @@ int ibpost_sinks_alloc(struct ibpost_queue *q);
 void ibpost_sinks_free(struct ibpost_queue *q);
 bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr);
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
-void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot);
-struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
-				    struct ibpost_slot *slot);
-struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
-					 const struct ib_send_wr *bad);
+void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
+			struct ib_send_wr *wr);
+struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
+				    struct ibpost_slot *slot,
+				    struct ib_send_wr *wr);
+bool ibpost_sink_reg_index(struct ibpost_queue *q,
+			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
 
 /**

@@ -209,7 +209,10 @@ void ibpost_free_exact(void *p, size_t size)
 		free_pages_exact(p, size);
 }
 
-/* Bytes of @q's slot ring and of its MR arrays (with the spare's). */
+/* WRs one provider call takes at most: the size of a queue's stage. */
+#define IBPOST_STAGE_WRS	32
+
+/* Bytes of @q's slot ring, of its MR arrays, and of its stage. */
 static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
 {
 	return array_size(q->mask + 1, sizeof(*q->slots));
@@ -220,32 +223,61 @@ static size_t ibpost_queue_mrs_size(const struct ibpost_queue *q)
 	return array3_size(q->mask + 2, q->max_sge, sizeof(*q->mr_array));
 }
 
+/*
+ * The stage: the WR copies and the caller's WR of each, used only under
+ * the queue's lock by one post call.
+ */
+static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
+{
+	size_t wr = q->is_send ? sizeof(*q->stage.send) :
+				 sizeof(*q->stage.recv);
+
+	return (wr + sizeof(*q->stage_wr)) * q->stage_max;
+}
+
 static void ibpost_queue_free(struct ibpost_queue *q)
 {
 	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
 	ibpost_free_exact(q->mr_array, ibpost_queue_mrs_size(q));
+	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
 	q->slots = NULL;
 	q->mr_array = NULL;
+	q->stage.send = NULL;
+}
+
+/* Carve the stage's two arrays (see above) from @buf. */
+static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
+{
+	size_t wr = q->is_send ? sizeof(*q->stage.send) :
+				 sizeof(*q->stage.recv);
+
+	q->stage.send = buf;
+	q->stage_wr = buf + wr * q->stage_max;
 }
 
 static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 {
-	u32 size, i;
+	void *stage;
+	u32 i;
 
 	if (!depth || depth > 1U << 30)
 		return -EINVAL;
-	size = roundup_pow_of_two(depth);
-	q->mask = size - 1;
+	q->mask = roundup_pow_of_two(depth) - 1;
 	q->max_sge = max_t(u32, max_sge, 1);
+	/* No post queues more than @depth WRs: no larger stage is needed. */
+	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
 	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
 	q->mr_array = ibpost_zalloc_exact(ibpost_queue_mrs_size(q));
-	if (!q->slots || !q->mr_array) {
+	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
+	if (stage)
+		ibpost_queue_stage_init(q, stage);
+	if (!q->slots || !q->mr_array || !stage) {
 		ibpost_queue_free(q);
 		return -ENOMEM;
 	}
-	for (i = 0; i < size; i++)
+	for (i = 0; i <= q->mask; i++)
 		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
-	q->spare.mrs = &q->mr_array[(size_t)size * q->max_sge];
+	q->spare.mrs = &q->mr_array[(size_t)(q->mask + 1) * q->max_sge];
 	q->depth = depth;
 	return 0;
 }
