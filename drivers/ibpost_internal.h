@@ -247,6 +247,12 @@ enum ibpost_slot_state {
  * @cqe: what the provider hands back in wc->wr_cqe
  * @queue: the queue this slot belongs to
  * @context: the caller's context (its wr_id)
+ * @sync: an internal WR (memory registration): its completion wakes a
+ *        waiter and is never shown to the consumer
+ * @since_before: the queue's since_signal before this slot was claimed,
+ *                restored when the provider refuses it
+ * @pos: the free-running ring position the slot was claimed at: with the
+ *       CQ's restrack id, the WR's completion id in the trace events
  * @state: enum ibpost_slot_state
  * @signaled: posted with IB_SEND_SIGNALED (asked or forced): the
  *             provider will return this slot itself
@@ -254,25 +260,29 @@ enum ibpost_slot_state {
  * @synthetic: not given to the provider (the QP is in ERR): ibpost
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
- * @nmr: number of entries in @mrs
+ * @nmr: number of MRs in the slot's MR array (ibpost_slot_mrs()): those
+ *       the WR's SGEs reference, users counted
  * @opcode: send queue: the WR's opcode as posted (for the test accessor)
- * @sync: an internal WR (memory registration): its completion wakes a
- *        waiter and is never shown to the consumer
- * @mrs: the MRs the WR's SGEs reference (users counted)
- * @since_before: the queue's since_signal before this slot was claimed,
- *                restored when the provider refuses it
- * @pos: the free-running ring position the slot was claimed at: with the
- *       CQ's restrack id, the WR's completion id in the trace events
- * @comp: the completion, while @state is IBPOST_SLOT_DONE
+ * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
+ * @wc: the rest of that completion, for struct ibpost_comp
+ * @wc.opcode: its opcode
+ * @wc.byte_len: its byte count
+ * @wc.imm_data: its immediate data, in host order, or 0
+ * @wc.vendor_err: its vendor error
  *
  * The WR itself is not kept: the copy handed to the provider lives in the
- * queue's stage during the post call only (see post.c).
+ * queue's stage during the post call only (see post.c). What a ring of
+ * slots costs per QP is what the consumer pays for ibpost's accounting,
+ * so the slot keeps only what the completion side needs.
  */
 struct ibpost_slot {
 	struct ib_cqe cqe;
 	struct ibpost_queue *queue;
 	void *context;
+	struct ibpost_sync *sync;
+	u32 since_before;
+	u32 pos;
 	u8 state;
 	bool signaled;
 	bool user_signaled;
@@ -280,15 +290,19 @@ struct ibpost_slot {
 	bool sink;
 	u8 nmr;
 	u8 opcode;
-	struct ibpost_sync *sync;
-	struct ibpost_mr **mrs;
-	u32 since_before;
-	u32 pos;
-	struct ibpost_comp comp;
+	u8 wc_status;
 	struct list_head done_node;
+	struct {
+		u32 opcode;
+		u32 byte_len;
+		u32 imm_data;
+		u32 vendor_err;
+	} wc;
 };
 
-static_assert(IB_WR_REG_MR <= U8_MAX);
+/* 80 bytes on 64-bit: a ring of 256 slots (depth 128 on rxe) is 5 pages. */
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct ibpost_slot) <= 80);
+static_assert(IB_WC_GENERAL_ERR <= U8_MAX && IB_WR_REG_MR <= U8_MAX);
 
 /*
  * The copy of one send WR, of any kind, handed to the provider (a send
@@ -350,7 +364,7 @@ struct ibpost_sink {
  * @provider_errors: posts the provider refused after ibpost's checks passed
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's MR array
- * @mr_array: the slots' MR arrays, (@mask + 2) * @max_sge entries
+ * @mr_array: the slots' MR arrays, (@mask + 1) * @max_sge entries
  * @stage: the copies of one batch of WRs handed to the provider, filled
  *         and posted under @lock (post.c): @stage.send of a send queue,
  *         @stage.recv of a receive queue, @stage_max entries
@@ -359,7 +373,7 @@ struct ibpost_sink {
  * @stage_wr: the caller's WR each copy in @stage was made from
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
- * @spare: where the MRs of a WR that finds no free slot are looked up
+ * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
  * @mr_hit: the MR the last looked-up SGE was in, tried first next time
  * @is_send: this is the send queue
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
@@ -393,7 +407,7 @@ struct ibpost_queue {
 	} stage;
 	const void **stage_wr;
 	u32 stage_max;
-	struct ibpost_slot spare;
+	struct ibpost_mr **spare_mrs;
 	struct ibpost_mr *mr_hit;
 	bool is_send;
 	struct ibpost_sink *sinks;
@@ -414,6 +428,13 @@ struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
 bool ibpost_sink_reg_index(struct ibpost_queue *q,
 			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
+
+/* The MR array of @slot, a slot of @q's ring. */
+static inline struct ibpost_mr **ibpost_slot_mrs(const struct ibpost_queue *q,
+						 const struct ibpost_slot *slot)
+{
+	return &q->mr_array[(size_t)(slot - q->slots) * q->max_sge];
+}
 
 /**
  * struct ibpost_marker - a WR posted after all others to drain a queue

@@ -683,8 +683,8 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot_mrs = used + p.n >= q->depth ? q->spare.mrs :
-			   q->slots[q->head & q->mask].mrs;
+		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
+			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
 			nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge,
@@ -826,8 +826,8 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot_mrs = used + p.n >= q->depth ? q->spare.mrs :
-			   q->slots[q->head & q->mask].mrs;
+		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
+			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
 					 slot_mrs);
 		if (nmr < 0) {

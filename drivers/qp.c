@@ -220,19 +220,20 @@ static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
 
 static size_t ibpost_queue_mrs_size(const struct ibpost_queue *q)
 {
-	return array3_size(q->mask + 2, q->max_sge, sizeof(*q->mr_array));
+	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->mr_array));
 }
 
 /*
- * The stage: the WR copies and the caller's WR of each, used only under
- * the queue's lock by one post call.
+ * The stage: the WR copies, the caller's WR of each, and the spare MR
+ * array, all used only under the queue's lock by one post call.
  */
 static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
 {
 	size_t wr = q->is_send ? sizeof(*q->stage.send) :
 				 sizeof(*q->stage.recv);
 
-	return (wr + sizeof(*q->stage_wr)) * q->stage_max;
+	return (wr + sizeof(*q->stage_wr)) * q->stage_max +
+	       sizeof(*q->spare_mrs) * q->max_sge;
 }
 
 static void ibpost_queue_free(struct ibpost_queue *q)
@@ -245,7 +246,7 @@ static void ibpost_queue_free(struct ibpost_queue *q)
 	q->stage.send = NULL;
 }
 
-/* Carve the stage's two arrays (see above) from @buf. */
+/* Carve the stage's three arrays (see above) from @buf. */
 static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 {
 	size_t wr = q->is_send ? sizeof(*q->stage.send) :
@@ -253,12 +254,12 @@ static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 
 	q->stage.send = buf;
 	q->stage_wr = buf + wr * q->stage_max;
+	q->spare_mrs = (struct ibpost_mr **)(q->stage_wr + q->stage_max);
 }
 
 static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 {
 	void *stage;
-	u32 i;
 
 	if (!depth || depth > 1U << 30)
 		return -EINVAL;
@@ -275,9 +276,6 @@ static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 		ibpost_queue_free(q);
 		return -ENOMEM;
 	}
-	for (i = 0; i <= q->mask; i++)
-		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
-	q->spare.mrs = &q->mr_array[(size_t)(q->mask + 1) * q->max_sge];
 	q->depth = depth;
 	return 0;
 }

@@ -162,7 +162,7 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
 	if (WARN_ON_ONCE(s->dirty || slot->nmr != 1))
 		return;
 	s->dirty = true;
-	s->pin = slot->mrs[0];
+	s->pin = ibpost_slot_mrs(q, slot)[0];
 	slot->nmr = 0;
 	slot->sink = false;
 	queue_work(system_wq, &q->sink_work);
