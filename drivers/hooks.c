@@ -253,6 +253,22 @@ enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp)
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_tracked_state, IBPOST_NS);
 
 /**
+ * ibpost_test_qp_failed - have ibpost see @qp in ERR, as a failed WR would
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only. What
+ * the completion side does when the provider fails a WR (comp.c), without
+ * a WR or the provider: a hook can make it happen in the middle of a post.
+ *
+ * Context: Any context, also under a queue's lock (at a test hook).
+ */
+void ibpost_test_qp_failed(struct ibpost_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_failed, IBPOST_NS);
+
+/**
  * ibpost_test_qp_cm_res - the restrack id of a QP's rdma_cm id
  * @qp: a QP made by ibpost_qp_create_cm()
  * @res_id: set to the restrack id ibpost recorded for the cm_id

@@ -100,6 +100,7 @@ int ibpost_test_mr_users(struct ibpost_mr *mr);
 bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);
 struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp);
+void ibpost_test_qp_failed(struct ibpost_qp *qp);
 bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id);
 bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp);
 void ibpost_test_qp_lock(struct ibpost_qp *qp);

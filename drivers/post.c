@@ -372,7 +372,7 @@ static int ibpost_provider_post(struct ibpost_post *p, u32 m, u32 *done)
 		*done = ibpost_stage_index(q->stage.recv, sizeof(*q->stage.recv),
 					   m, rbad);
 	/* No bad_wr, or none of ours: nothing was queued. */
-	if (*done > m)
+	if (ret && *done >= m)
 		*done = 0;
 	return ret;
 }
@@ -473,8 +473,12 @@ static void ibpost_submit(struct ibpost_post *p)
 	lockdep_assert_held(&q->lock);
 	if (!m)
 		return;
-	/* The state is read once per post: its batches all go one way. */
-	if (!p->off && qp->state == IB_QPS_ERR)
+	/*
+	 * Read for every batch: a completion may have moved the QP to ERR
+	 * while an earlier batch was with the provider. From then on every
+	 * batch is flushed by ibpost, as a later post would be.
+	 */
+	if (qp->state == IB_QPS_ERR)
 		p->synthetic = true;
 	if (p->synthetic) {
 		ibpost_submit_synthetic(qp, q, p->start + p->off, m);
@@ -506,7 +510,7 @@ static void ibpost_submit(struct ibpost_post *p)
 	 * the rest of the chain is flushed by ibpost, as in ERR.
 	 */
 	if (pret == -ENOTCONN && ibpost_dev_iwarp(qp->dev) &&
-	    qp->state == IB_QPS_RTS) {
+	    (qp->state == IB_QPS_RTS || qp->state == IB_QPS_ERR)) {
 		ibpost_submit_synthetic(qp, q, p->start + p->off + done,
 					m - done);
 		p->synthetic = true;

@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -193,6 +194,13 @@ void *ibpost_zalloc_exact(size_t size)
 	if (get_order(size) <= PAGE_ALLOC_COSTLY_ORDER)
 		p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
 				      __GFP_NORETRY | __GFP_NOWARN);
+	/*
+	 * kmemleak scans slab and vmalloc memory, not pages: without this,
+	 * a context the consumer keeps only in a posted WR would be
+	 * reported as leaked.
+	 */
+	if (p)
+		kmemleak_alloc(p, size, 1, GFP_KERNEL);
 	return p ?: vzalloc(size);
 }
 
@@ -201,12 +209,14 @@ void ibpost_free_exact(void *p, size_t size)
 {
 	if (!p)
 		return;
-	if (is_vmalloc_addr(p))
+	if (is_vmalloc_addr(p)) {
 		vfree(p);
-	else if (size <= PAGE_SIZE)
+	} else if (size <= PAGE_SIZE) {
 		kfree(p);
-	else
+	} else {
+		kmemleak_free(p);
 		free_pages_exact(p, size);
+	}
 }
 
 /* WRs one provider call takes at most: the size of a queue's stage. */

@@ -674,8 +674,83 @@ static void ibpost_chain_across_batches(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(dst, src, 8 * n));
 }
 
+/* At the post's first batch: the QP fails, as by a concurrent completion. */
+static int batch_fail_at_submit(enum ibpost_hook point, void *obj, void *data)
+{
+	if (point == IBPOST_HOOK_SUBMIT)
+		ibpost_test_qp_failed(data);
+	return 0;
+}
+
+static void batch_unhook(void *data)
+{
+	ibpost_test_set_hook(NULL, NULL);
+}
+
+/*
+ * The QP goes to ERR while the first batch of a chain is with the
+ * provider (a completion's error, on another CPU): every later batch is
+ * flushed by ibpost, as a later post would be, never handed to the
+ * provider. The post itself succeeds: each WR was queued, and each
+ * context comes back exactly once.
+ */
+static void ibpost_chain_err_between_batches(struct kunit *test)
+{
+	struct ibpost_test_queue tq;
+	struct ibpost_qp_attr attr;
+	const struct ib_send_wr *sbad = NULL;
+	struct ibpost_comp comp;
+	struct batch_env *e;
+	unsigned long seen[BITS_TO_LONGS(BATCH_WRS)] = {};
+	u32 n, i, flushed = 0;
+	u8 *dst;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_wr = BATCH_DEPTH;
+	attr.max_recv_wr = BATCH_DEPTH;
+	e->p = ibpost_test_pair(test, &attr);
+	ibpost_test_queue_get(e->p->a, true, &tq);
+	n = tq.stage + 8;
+	KUNIT_ASSERT_LE(test, n, (u32)BATCH_WRS);
+	KUNIT_ASSERT_LE(test, n, tq.depth);
+	dst = e->p->bw.buf;
+	memset(e->p->abuf.buf, 0x5a, 8 * n);
+	memset(dst, 0, 8 * n);
+	batch_send_chain(test, e, n, true);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(batch_fail_at_submit,
+						      e->p->a));
+	ibpost_test_defer(test, batch_unhook, NULL);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send_list(e->p->a, &e->swr[0].wr,
+						       &sbad));
+	ibpost_test_set_hook(NULL, NULL);
+	KUNIT_EXPECT_NULL(test, sbad);
+
+	for (i = 0; i < n; i++) {
+		u32 id;
+
+		ibpost_test_send_comp(test, e->p->a, &comp);
+		id = (unsigned long)comp.context - 100;
+		KUNIT_ASSERT_LT(test, id, n);
+		KUNIT_EXPECT_FALSE_MSG(test, __test_and_set_bit(id, seen),
+				       "context %u came back twice", id);
+		/* The first batch ran; the provider never had the second. */
+		if (id >= tq.stage) {
+			KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+			flushed++;
+		}
+	}
+	ibpost_test_no_send_comp(test, e->p->a);
+	KUNIT_EXPECT_EQ(test, flushed, n - tq.stage);
+	KUNIT_EXPECT_FALSE(test, memchr_inv(dst + 8 * tq.stage, 0,
+					    8 * (n - tq.stage)));
+}
+
 static struct kunit_case ibpost_batch_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_chain_across_batches, batch_case_gen_params),
+	KUNIT_CASE(ibpost_chain_err_between_batches),
 	{}
 };
 
