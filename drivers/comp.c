@@ -68,7 +68,7 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 	while (count--) {
 		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
 
-		ibpost_mr_put_users(slot->mrs, slot->nmr);
+		ibpost_mr_put_users(ibpost_slot_mrs(q, slot), slot->nmr);
 		slot->nmr = 0;
 		if (slot->sync)
 			ibpost_sync_put(slot->sync);
@@ -85,9 +85,10 @@ void ibpost_sync_put(struct ibpost_sync *sync)
 }
 
 /* The WR of @slot is over: its buffers may be released. */
-static void ibpost_slot_release(struct ibpost_slot *slot)
+static void ibpost_slot_release(struct ibpost_queue *q,
+				struct ibpost_slot *slot)
 {
-	ibpost_mr_put_users(slot->mrs, slot->nmr);
+	ibpost_mr_put_users(ibpost_slot_mrs(q, slot), slot->nmr);
 	slot->nmr = 0;
 }
 
@@ -98,16 +99,27 @@ static void ibpost_queue_advance(struct ibpost_queue *q)
 		q->tail++;
 }
 
-static void ibpost_fill_comp(struct ibpost_comp *comp, void *context,
-			     const struct ib_wc *wc)
+/* Keep @wc in @slot for ibpost_get_*_comp() (ibpost_slot_comp()). */
+static void ibpost_slot_keep_wc(struct ibpost_slot *slot,
+				const struct ib_wc *wc)
 {
-	comp->context = context;
-	comp->status = wc->status;
-	comp->opcode = wc->opcode;
-	comp->byte_len = wc->byte_len;
-	comp->imm_data = (wc->wc_flags & IB_WC_WITH_IMM) ?
-			 be32_to_cpu(wc->ex.imm_data) : 0;
-	comp->vendor_err = wc->vendor_err;
+	slot->wc_status = wc->status;
+	slot->wc.opcode = wc->opcode;
+	slot->wc.byte_len = wc->byte_len;
+	slot->wc.imm_data = (wc->wc_flags & IB_WC_WITH_IMM) ?
+			    be32_to_cpu(wc->ex.imm_data) : 0;
+	slot->wc.vendor_err = wc->vendor_err;
+}
+
+static void ibpost_slot_comp(const struct ibpost_slot *slot,
+			     struct ibpost_comp *comp)
+{
+	comp->context = slot->context;
+	comp->status = slot->wc_status;
+	comp->opcode = slot->wc.opcode;
+	comp->byte_len = slot->wc.byte_len;
+	comp->imm_data = slot->wc.imm_data;
+	comp->vendor_err = slot->wc.vendor_err;
 }
 
 /*
@@ -132,7 +144,7 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	 */
 	if (slot->sink && q->sinks && wc->status != IB_WC_SUCCESS)
 		ibpost_sink_dirty(q, slot);
-	ibpost_slot_release(slot);
+	ibpost_slot_release(q, slot);
 	if (wc->status == IB_WC_SUCCESS)
 		q->stats.completed++;
 	else if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -157,7 +169,7 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 		deliver = false;
 	}
 	if (deliver && !q->done_fn) {
-		ibpost_fill_comp(&slot->comp, context, wc);
+		ibpost_slot_keep_wc(slot, wc);
 		slot->state = IBPOST_SLOT_DONE;
 		list_add_tail(&slot->done_node, &q->done);
 		wake = true;
@@ -213,7 +225,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (s->state == IBPOST_SLOT_POSTED && !s->signaled &&
 		    !s->synthetic) {
 			trace_ibpost_send_reclaim(q, s, slot->pos);
-			ibpost_slot_release(s);
+			ibpost_slot_release(q, s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
 		}
@@ -262,7 +274,7 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 		/* A synthetic WR never reached the provider: always a flush. */
 		if (reclaim && q->is_send && !s->signaled && !s->synthetic) {
 			trace_ibpost_send_reclaim_drained(q, s, end);
-			ibpost_slot_release(s);
+			ibpost_slot_release(q, s);
 			s->state = IBPOST_SLOT_FREE;
 			q->stats.completed++;
 			continue;
@@ -470,7 +482,7 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 						done_node);
 		if (slot) {
 			list_del(&slot->done_node);
-			*comp = slot->comp;
+			ibpost_slot_comp(slot, comp);
 			slot->state = IBPOST_SLOT_FREE;
 			ibpost_queue_advance(q);
 		}

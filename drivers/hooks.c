@@ -89,6 +89,7 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->mask = q->mask;
 	tq->depth = q->depth;
 	tq->signal_interval = q->signal_interval;
+	tq->stage = q->stage_max;
 	tq->sinks = !!READ_ONCE(q->sinks);
 	tq->posted = st.posted;
 	tq->completed = st.completed;
@@ -141,6 +142,7 @@ static void ibpost_test_sink_get(struct ibpost_queue *q, u32 pos,
 {
 	struct ibpost_sink *sink = &q->sinks[pos & q->mask];
 
+	ts->invalidate_rkey = sink->inv_key;
 	/* A dirty sink's MR is being replaced by sink_work, unlocked. */
 	if (sink->dirty || !sink->mr)
 		return;
@@ -178,8 +180,7 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 	ts->signaled = slot->signaled;
 	ts->user_signaled = slot->user_signaled;
 	ts->sink = slot->sink;
-	ts->opcode = slot->wr.send.opcode;
-	ts->invalidate_rkey = slot->wr.send.ex.invalidate_rkey;
+	ts->opcode = slot->opcode;
 	/*
 	 * Only a sink READ's SGE is ibpost's: any other WR's sg_list is the
 	 * poster's, gone once its post returned.
@@ -250,6 +251,22 @@ enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp)
 	return READ_ONCE(qp->state);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_tracked_state, IBPOST_NS);
+
+/**
+ * ibpost_test_qp_failed - have ibpost see @qp in ERR, as a failed WR would
+ * @qp: the QP
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only. What
+ * the completion side does when the provider fails a WR (comp.c), without
+ * a WR or the provider: a hook can make it happen in the middle of a post.
+ *
+ * Context: Any context, also under a queue's lock (at a test hook).
+ */
+void ibpost_test_qp_failed(struct ibpost_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_failed, IBPOST_NS);
 
 /**
  * ibpost_test_qp_cm_res - the restrack id of a QP's rdma_cm id

@@ -247,6 +247,12 @@ enum ibpost_slot_state {
  * @cqe: what the provider hands back in wc->wr_cqe
  * @queue: the queue this slot belongs to
  * @context: the caller's context (its wr_id)
+ * @sync: an internal WR (memory registration): its completion wakes a
+ *        waiter and is never shown to the consumer
+ * @since_before: the queue's since_signal before this slot was claimed,
+ *                restored when the provider refuses it
+ * @pos: the free-running ring position the slot was claimed at: with the
+ *       CQ's restrack id, the WR's completion id in the trace events
  * @state: enum ibpost_slot_state
  * @signaled: posted with IB_SEND_SIGNALED (asked or forced): the
  *             provider will return this slot itself
@@ -254,45 +260,60 @@ enum ibpost_slot_state {
  * @synthetic: not given to the provider (the QP is in ERR): ibpost
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
- * @nmr: number of entries in @mrs
- * @sync: an internal WR (memory registration): its completion wakes a
- *        waiter and is never shown to the consumer
- * @mrs: the MRs the WR's SGEs reference (users counted)
- * @caller_wr: the caller's own WR this slot was copied from, valid only
- *             during the post call (for *bad_wr)
- * @since_before: the queue's since_signal before this slot was claimed,
- *                restored when the provider refuses it
- * @pos: the free-running ring position the slot was claimed at: with the
- *       CQ's restrack id, the WR's completion id in the trace events
- * @wr: the copy of the caller's WR handed to the provider
- * @comp: the completion, while @state is IBPOST_SLOT_DONE
+ * @nmr: number of MRs in the slot's MR array (ibpost_slot_mrs()): those
+ *       the WR's SGEs reference, users counted
+ * @opcode: send queue: the WR's opcode as posted (for the test accessor)
+ * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
+ * @wc: the rest of that completion, for struct ibpost_comp
+ * @wc.opcode: its opcode
+ * @wc.byte_len: its byte count
+ * @wc.imm_data: its immediate data, in host order, or 0
+ * @wc.vendor_err: its vendor error
+ *
+ * The WR itself is not kept: the copy handed to the provider lives in the
+ * queue's stage during the post call only (see post.c). What a ring of
+ * slots costs per QP is what the consumer pays for ibpost's accounting,
+ * so the slot keeps only what the completion side needs.
  */
 struct ibpost_slot {
 	struct ib_cqe cqe;
 	struct ibpost_queue *queue;
 	void *context;
+	struct ibpost_sync *sync;
+	u32 since_before;
+	u32 pos;
 	u8 state;
 	bool signaled;
 	bool user_signaled;
 	bool synthetic;
 	bool sink;
 	u8 nmr;
-	struct ibpost_sync *sync;
-	struct ibpost_mr **mrs;
-	const void *caller_wr;
-	u32 since_before;
-	u32 pos;
-	union {
-		struct ib_recv_wr recv;
-		struct ib_send_wr send;
-		struct ib_rdma_wr rdma;
-		struct ib_ud_wr ud;
-		struct ib_atomic_wr atomic;
-		struct ib_reg_wr reg;
-	} wr;
-	struct ibpost_comp comp;
+	u8 opcode;
+	u8 wc_status;
 	struct list_head done_node;
+	struct {
+		u32 opcode;
+		u32 byte_len;
+		u32 imm_data;
+		u32 vendor_err;
+	} wc;
+};
+
+/* 80 bytes on 64-bit: a ring of 256 slots (depth 128 on rxe) is 5 pages. */
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct ibpost_slot) <= 80);
+static_assert(IB_WC_GENERAL_ERR <= U8_MAX && IB_WR_REG_MR <= U8_MAX);
+
+/*
+ * The copy of one send WR, of any kind, handed to the provider (a send
+ * queue's stage entries). The ib_send_wr comes first in each kind.
+ */
+union ibpost_send_copy {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_ud_wr ud;
+	struct ib_atomic_wr atomic;
+	struct ib_reg_wr reg;
 };
 
 /**
@@ -304,6 +325,7 @@ struct ibpost_slot {
  * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
  * @dirty: @mr's key may still be valid after its READ did not succeed;
  *         revoked by the queue's sink_work (under the queue's lock)
+ * @inv_key: the key the last READ posted with this sink invalidates
  * @pin: the READ's MR, kept in use until then
  */
 struct ibpost_sink {
@@ -313,6 +335,7 @@ struct ibpost_sink {
 	struct ib_sge sge;
 	struct scatterlist sg;
 	bool dirty;
+	u32 inv_key;
 	struct ibpost_mr *pin;
 };
 
@@ -341,8 +364,16 @@ struct ibpost_sink {
  * @provider_errors: posts the provider refused after ibpost's checks passed
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's MR array
- * @mr_array: the slots' MR arrays, (@mask + 2) * @max_sge entries
- * @spare: where the MRs of a WR that finds no free slot are looked up
+ * @mr_array: the slots' MR arrays, (@mask + 1) * @max_sge entries
+ * @stage: the copies of one batch of WRs handed to the provider, filled
+ *         and posted under @lock (post.c): @stage.send of a send queue,
+ *         @stage.recv of a receive queue, @stage_max entries
+ * @stage.send: a send queue's copies
+ * @stage.recv: a receive queue's copies
+ * @stage_wr: the caller's WR each copy in @stage was made from
+ * @stage_max: WRs per provider call at most; a longer chain is posted in
+ *             batches of as many
+ * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
  * @mr_hit: the MR the last looked-up SGE was in, tried first next time
  * @is_send: this is the send queue
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
@@ -370,7 +401,13 @@ struct ibpost_queue {
 	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
-	struct ibpost_slot spare;
+	union {
+		union ibpost_send_copy *send;
+		struct ib_recv_wr *recv;
+	} stage;
+	const void **stage_wr;
+	u32 stage_max;
+	struct ibpost_mr **spare_mrs;
 	struct ibpost_mr *mr_hit;
 	bool is_send;
 	struct ibpost_sink *sinks;
@@ -383,12 +420,21 @@ int ibpost_sinks_alloc(struct ibpost_queue *q);
 void ibpost_sinks_free(struct ibpost_queue *q);
 bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr);
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
-void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot);
-struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
-				    struct ibpost_slot *slot);
-struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
-					 const struct ib_send_wr *bad);
+void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
+			struct ib_send_wr *wr);
+struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
+				    struct ibpost_slot *slot,
+				    struct ib_send_wr *wr);
+bool ibpost_sink_reg_index(struct ibpost_queue *q,
+			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
+
+/* The MR array of @slot, a slot of @q's ring. */
+static inline struct ibpost_mr **ibpost_slot_mrs(const struct ibpost_queue *q,
+						 const struct ibpost_slot *slot)
+{
+	return &q->mr_array[(size_t)(slot - q->slots) * q->max_sge];
+}
 
 /**
  * struct ibpost_marker - a WR posted after all others to drain a queue
@@ -487,6 +533,8 @@ void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
 			   enum ib_qp_state to);
 int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
+void *ibpost_zalloc_exact(size_t size);
+void ibpost_free_exact(void *p, size_t size);
 
 /* cm.c */
 void ibpost_cm_attach(struct ibpost_qp *qp);

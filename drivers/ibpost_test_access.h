@@ -22,7 +22,7 @@ enum ibpost_hook {
 	IBPOST_HOOK_REG_POSTED,		/* its REG_MR completed (or not) */
 	IBPOST_HOOK_DEREG_REVOKED,	/* dereg revoked the MR, before LOCAL_INV */
 	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
-	IBPOST_HOOK_SUBMIT,		/* return k+1 to refuse from WR k */
+	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
 	IBPOST_HOOK_NR,
 };
 
@@ -38,6 +38,8 @@ int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
  * @depth: usable slots
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @signal_interval: a signal is forced at least this often
+ * @stage: WRs handed to the provider per call at most: a longer chain is
+ *         posted in batches of as many
  * @provider_errors: posts the provider refused after ibpost's checks
  * @sinks: an iWARP send queue with a READ sink per slot
  * @posted: WRs queued (given to the provider or flushed by ibpost)
@@ -53,7 +55,7 @@ int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
  */
 struct ibpost_test_queue {
 	u32 head, tail, mask, depth;
-	u32 since_signal, signal_interval, provider_errors;
+	u32 since_signal, signal_interval, stage, provider_errors;
 	bool sinks;
 	u64 posted, completed, flushed, failed, forced_signals;
 	u64 refused_einval, refused_enomem, refused_enotconn;
@@ -70,7 +72,7 @@ int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos);
  * @user_signaled: the caller asked for a success completion
  * @sink: an iWARP READ, posted behind the registration of its sink
  * @opcode: the WR's opcode as posted
- * @invalidate_rkey: the key a READ_WITH_INV invalidates
+ * @invalidate_rkey: @sink: the key its READ_WITH_INV invalidates, else 0
  * @sge_addr: @sink: the READ's SGE's address, else 0 (the SGEs of any
  *            other WR were its poster's, gone once the post returned)
  * @sge_lkey: @sink: that SGE's key, else 0
@@ -98,6 +100,7 @@ int ibpost_test_mr_users(struct ibpost_mr *mr);
 bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);
 struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp);
+void ibpost_test_qp_failed(struct ibpost_qp *qp);
 bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id);
 bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp);
 void ibpost_test_qp_lock(struct ibpost_qp *qp);

@@ -4,14 +4,21 @@
  *
  * Operation: a chain is checked WR by WR against the device, the QP's
  * state, its granted capacities, the registered MRs and the free slots
- * before the provider is called. The valid prefix is copied into the
- * queue's ring (each copy carries ibpost's wr_cqe; the caller's wr_id is
- * the context) and handed to the provider in one call; the first invalid
- * WR is returned in *bad_wr with the reason, and nothing from it on is
- * queued. Should the provider itself refuse a WR, its bad_wr (one of the
- * copies) is mapped back to the caller's WR at the same position and the
- * slots from it on are released. The QP's state is never changed by a
- * failed post.
+ * before the provider is called. Each valid WR claims a slot of the
+ * queue's ring (the caller's wr_id is its context) and is copied into the
+ * queue's stage, a small array of WR copies that carry ibpost's wr_cqe:
+ * the provider copies what it needs into its own queue during the post
+ * call (rxe, siw and the hardware drivers alike), so no copy outlives it.
+ * The valid prefix is handed to the provider in one call, or, longer than
+ * the stage, in batches of a stage each (the stage is then refilled from
+ * the next WR on); the first invalid WR is returned in *bad_wr with the
+ * reason, and nothing from it on is queued. Should the provider itself
+ * refuse a WR, its bad_wr (one of the copies) is mapped back to the
+ * caller's WR at the same position (the stage keeps the caller's WR of
+ * each copy: no WR already given to the provider is read again, since it
+ * may have completed and been freed by its owner), the slots from it on
+ * are released, and no later batch is posted. The QP's state is never
+ * changed by a failed post.
  *
  * Signaling: a send WR is posted signaled when the caller asks, when
  * signal_interval WRs went unsignaled, or when it takes the queue's last
@@ -263,61 +270,146 @@ static u32 ibpost_chain_len(const void *wr, bool send)
 	return n;
 }
 
-/* Hand a chain of slots' WRs to the provider; *@bad: the refused one. */
-static int ibpost_provider_post(struct ibpost_qp *qp, struct ibpost_queue *q,
-				struct ibpost_slot *first,
-				struct ibpost_slot **bad)
+/**
+ * struct ibpost_post - one post call, as its loop hands it to the tail
+ * @qp: the QP
+ * @q: the queue posted to; its lock is held from the checks to the tail
+ * @flags: the interrupt state spin_lock_irqsave() saved
+ * @start: the ring position of the chain's first WR: its completion id
+ * @n: WRs checked and claimed, from @start on
+ * @off: of those, the WRs handed on (to the provider or the flush
+ *       worker): the staged batch is [@start + @off, @start + @n)
+ * @chain: the chain's length, counted only while the post events are on
+ * @refuse: test builds: the WR from which the SUBMIT hook has "the
+ *          provider" refuse the chain, or -1
+ * @synthetic: the QP is in ERR (or its iWARP connection ending): every
+ *             batch goes to the flush worker
+ * @bad: the caller's first WR not queued, or NULL
+ * @rule: the rule @bad broke
+ * @ret: 0, or why @bad was refused
+ */
+struct ibpost_post {
+	struct ibpost_qp *qp;
+	struct ibpost_queue *q;
+	unsigned long flags;
+	u32 start;
+	u32 n;
+	u32 off;
+	u32 chain;
+	int refuse;
+	bool synthetic;
+	const void *bad;
+	enum ibpost_rule rule;
+	int ret;
+};
+
+/* The slot of the staged batch's WR @i. */
+static struct ibpost_slot *ibpost_post_slot(const struct ibpost_post *p,
+					    u32 i)
 {
+	return &p->q->slots[(p->start + p->off + i) & p->q->mask];
+}
+
+/* Which staged copy, of @m of @size bytes from @stage, @bad is; else @m. */
+static u32 ibpost_stage_index(const void *stage, size_t size, u32 m,
+			      const void *bad)
+{
+	uintptr_t off = (uintptr_t)bad - (uintptr_t)stage;
+
+	if (!bad || bad < stage || off >= size * m || off % size)
+		return m;
+	return off / size;
+}
+
+/*
+ * Where in the batch of @m the provider's refused WR @bad is, as a count
+ * of WRs it queued. A READ refused after its sink's REG_MR was taken
+ * leaves that registration behind: its sink is dirty.
+ */
+static u32 ibpost_send_refused(struct ibpost_post *p,
+			       const struct ib_send_wr *bad, u32 m)
+{
+	struct ibpost_queue *q = p->q;
+	struct ibpost_slot *slot;
+	u32 i, idx;
+
+	if (ibpost_sink_reg_index(q, bad, &idx)) {
+		i = (idx - (p->start + p->off)) & q->mask;
+		return i < m ? i : 0;
+	}
+	i = ibpost_stage_index(q->stage.send, sizeof(*q->stage.send), m, bad);
+	if (i == m)
+		return 0;
+	slot = ibpost_post_slot(p, i);
+	if (slot->sink)
+		ibpost_sink_dirty(q, slot);
+	return i;
+}
+
+/*
+ * Hand the first @m copies of the stage to the provider. Return: 0 or the
+ * provider's error, with *@done the WRs it queued.
+ */
+static int ibpost_provider_post(struct ibpost_post *p, u32 m, u32 *done)
+{
+	struct ibpost_queue *q = p->q;
 	const struct ib_send_wr *sbad = NULL;
 	const struct ib_recv_wr *rbad = NULL;
 	int ret;
 
 	if (q->is_send)
-		ret = ib_post_send(qp->ibqp, ibpost_slot_head(q, first), &sbad);
+		ret = ib_post_send(p->qp->ibqp,
+				   ibpost_sink_head(q, ibpost_post_slot(p, 0),
+						    &q->stage.send[0].send),
+				   &sbad);
 	else
-		ret = ib_post_recv(qp->ibqp, &first->wr.recv, &rbad);
-	if (q->is_send && sbad)
-		*bad = ibpost_sink_bad_slot(q, sbad);
+		ret = ib_post_recv(p->qp->ibqp, q->stage.recv, &rbad);
+	if (!ret)
+		*done = m;
 	else if (q->is_send)
-		*bad = first;
+		*done = sbad ? ibpost_send_refused(p, sbad, m) : 0;
 	else
-		*bad = rbad ? container_of(rbad, struct ibpost_slot, wr.recv) : first;
+		*done = ibpost_stage_index(q->stage.recv, sizeof(*q->stage.recv),
+					   m, rbad);
+	/* No bad_wr, or none of ours: nothing was queued. */
+	if (ret && *done >= m)
+		*done = 0;
 	return ret;
 }
 
 #ifdef IBPOST_TEST_HOOKS
 /*
- * Test builds: a hook may make "the provider" refuse the chain from WR k
- * on, to exercise the rollback below deterministically.
+ * Test builds: a hook, asked at a post's first batch, may make "the
+ * provider" refuse the post's chain from WR k on, to exercise the
+ * rollback below deterministically, in whichever batch k falls.
  */
-static int ibpost_submit_hooked(struct ibpost_qp *qp, struct ibpost_queue *q,
-				u32 start, u32 n, struct ibpost_slot **bad)
+static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 {
-	int k = ibpost_hook(IBPOST_HOOK_SUBMIT, q) - 1;
-	struct ibpost_slot *first = &q->slots[start & q->mask];
+	struct ibpost_queue *q = p->q;
+	u32 k;
 	int ret = 0;
 
-	if (k < 0 || k >= n)
-		return ibpost_provider_post(qp, q, first, bad);
-	*bad = &q->slots[(start + k) & q->mask];
+	if (!p->off)
+		p->refuse = ibpost_hook(IBPOST_HOOK_SUBMIT, q) - 1;
+	if (p->refuse < 0 || (u32)p->refuse < p->off ||
+	    (u32)p->refuse - p->off >= m)
+		return ibpost_provider_post(p, m, done);
+	k = p->refuse - p->off;
 	if (k) {
-		struct ibpost_slot *last = &q->slots[(start + k - 1) & q->mask];
-
 		if (q->is_send)
-			last->wr.send.next = NULL;
+			q->stage.send[k - 1].send.next = NULL;
 		else
-			last->wr.recv.next = NULL;
-		ret = ibpost_provider_post(qp, q, first, bad);
-		if (!ret)
-			*bad = &q->slots[(start + k) & q->mask];
+			q->stage.recv[k - 1].next = NULL;
+		ret = ibpost_provider_post(p, k, done);
 	}
+	if (!ret)
+		*done = k;
 	return ret ?: -EIO;
 }
 #else
-static int ibpost_submit_hooked(struct ibpost_qp *qp, struct ibpost_queue *q,
-				u32 start, u32 n, struct ibpost_slot **bad)
+static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 {
-	return ibpost_provider_post(qp, q, &q->slots[start & q->mask], bad);
+	return ibpost_provider_post(p, m, done);
 }
 #endif
 
@@ -338,56 +430,78 @@ static void ibpost_submit_synthetic(struct ibpost_qp *qp,
 /*
  * siw refuses a whole post call with -ENOTCONN, in RTS too, while a state
  * change of its own holds the QP's state lock (the down_read_trylock() in
- * siw_post_send()): such a refusal of the chain's first WR is tried again
+ * siw_post_send()): such a refusal of the call's first WR is tried again
  * for up to this many times 5 us before it is taken for a connection that
  * is ending.
  */
 #define IBPOST_IWARP_BUSY_TRIES	20
 
-/* Which of the chain [@start, @start + @n) the provider refused (@bs). */
-static u32 ibpost_submit_done(struct ibpost_queue *q, struct ibpost_slot *bs,
-			      u32 start, u32 n)
+/*
+ * The provider refused the staged batch of @m from its WR @done on, with
+ * @pret: release the slots from it on, and have *bad_wr name the caller's
+ * WR.
+ */
+static void ibpost_submit_refused(struct ibpost_post *p, u32 m, u32 done,
+				  int pret)
 {
-	u32 done = ((u32)(bs - q->slots) - start) & q->mask;
+	struct ibpost_queue *q = p->q;
 
-	return done > n ? 0 : done;
+	p->bad = q->stage_wr[done];
+	ibpost_slot_unclaim(q, m - done);
+	pr_debug("%s: the provider refused WR %u of %u: %d\n",
+		 q->is_send ? "post_send" : "post_recv", p->off + done, p->n,
+		 pret);
+	p->off += done;
+	p->n = p->off;
+	p->ret = pret;
+	p->rule = IBPOST_RULE_PROVIDER;
 }
 
 /*
- * The provider step of the post tail, q->lock held: hand the claimed
- * slots [@start, @start + @n) to the provider, or to the flush worker when
- * the QP is in ERR. Return: how many were queued, with *@ret the
- * provider's error and *@bad_wr the caller's refused WR when fewer than @n.
+ * The provider step, q->lock held: hand the batch staged since the last
+ * one to the provider, or to the flush worker when the QP is in ERR. On a
+ * refusal, the slots from the refused WR on are released, and @p says
+ * which caller's WR and why.
  */
-static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
-			 u32 start, u32 n, int *ret, const void **bad_wr)
+static void ibpost_submit(struct ibpost_post *p)
 {
-	struct ibpost_slot *bs;
-	u32 done;
+	struct ibpost_qp *qp = p->qp;
+	struct ibpost_queue *q = p->q;
+	u32 m = p->n - p->off, done;
 	int pret, i;
 
 	lockdep_assert_held(&q->lock);
-	if (!n)
-		return 0;
-	if (qp->state == IB_QPS_ERR) {
-		ibpost_submit_synthetic(qp, q, start, n);
-		return n;
+	if (!m)
+		return;
+	/*
+	 * Read for every batch: a completion may have moved the QP to ERR
+	 * while an earlier batch was with the provider. From then on every
+	 * batch is flushed by ibpost, as a later post would be.
+	 */
+	if (qp->state == IB_QPS_ERR)
+		p->synthetic = true;
+	if (p->synthetic) {
+		ibpost_submit_synthetic(qp, q, p->start + p->off, m);
+		p->off += m;
+		return;
 	}
-	pret = ibpost_submit_hooked(qp, q, start, n, &bs);
-	if (!pret)
-		return n;
+	pret = ibpost_submit_hooked(p, m, &done);
+	if (!pret) {
+		p->off += m;
+		return;
+	}
 	q->provider_errors++;
-	done = ibpost_submit_done(q, bs, start, n);
 
 	/* iWARP: the provider's state lock was busy (above)? */
 	for (i = 0; i < IBPOST_IWARP_BUSY_TRIES && pret == -ENOTCONN &&
 	     !done && ibpost_dev_iwarp(qp->dev) && qp->state == IB_QPS_RTS;
 	     i++) {
 		udelay(5);
-		pret = ibpost_submit_hooked(qp, q, start, n, &bs);
-		if (!pret)
-			return n;
-		done = ibpost_submit_done(q, bs, start, n);
+		pret = ibpost_submit_hooked(p, m, &done);
+		if (!pret) {
+			p->off += m;
+			return;
+		}
 	}
 	/*
 	 * iWARP: a provider leaving RTS (siw: CLOSING, TERMINATE) refuses
@@ -396,41 +510,25 @@ static u32 ibpost_submit(struct ibpost_qp *qp, struct ibpost_queue *q,
 	 * the rest of the chain is flushed by ibpost, as in ERR.
 	 */
 	if (pret == -ENOTCONN && ibpost_dev_iwarp(qp->dev) &&
-	    qp->state == IB_QPS_RTS) {
-		ibpost_submit_synthetic(qp, q, start + done, n - done);
-		return n;
+	    (qp->state == IB_QPS_RTS || qp->state == IB_QPS_ERR)) {
+		ibpost_submit_synthetic(qp, q, p->start + p->off + done,
+					m - done);
+		p->synthetic = true;
+		p->off += m;
+		return;
 	}
-	*bad_wr = q->slots[(start + done) & q->mask].caller_wr;
-	ibpost_slot_unclaim(q, n - done);
-	pr_debug("%s: the provider refused WR %u of %u: %d\n",
-		 q->is_send ? "post_send" : "post_recv", done, n, pret);
-	*ret = pret;
-	return done;
+	ibpost_submit_refused(p, m, done, pret);
 }
 
-/**
- * struct ibpost_post - one post call, as its loop hands it to the tail
- * @qp: the QP
- * @q: the queue posted to; its lock is held from the checks to the tail
- * @flags: the interrupt state spin_lock_irqsave() saved
- * @start: the ring position of the chain's first WR: its completion id
- * @n: WRs checked and claimed, from @start on
- * @chain: the chain's length, counted only while the post events are on
- * @bad: the caller's first WR not queued, or NULL
- * @rule: the rule @bad broke
- * @ret: 0, or why @bad was refused
+/*
+ * After the loop staged the chain's WR @n - 1 (its next one: @next): a
+ * full stage goes to the provider before the next WR is staged.
  */
-struct ibpost_post {
-	struct ibpost_qp *qp;
-	struct ibpost_queue *q;
-	unsigned long flags;
-	u32 start;
-	u32 n;
-	u32 chain;
-	const void *bad;
-	enum ibpost_rule rule;
-	int ret;
-};
+static void ibpost_post_staged(struct ibpost_post *p, const void *next)
+{
+	if (next && p->n - p->off == p->q->stage_max)
+		ibpost_submit(p);
+}
 
 /* The checks before a chain's first WR, q->lock held. */
 static void ibpost_post_begin(struct ibpost_post *p, const void *wr)
@@ -438,6 +536,7 @@ static void ibpost_post_begin(struct ibpost_post *p, const void *wr)
 {
 	p->chain = ibpost_chain_len(wr, p->q->is_send);
 	p->start = p->q->head;
+	p->refuse = -1;
 	p->ret = ibpost_state_check(p->qp, p->q->is_send);
 	if (p->ret)
 		p->rule = p->ret == -ENODEV ? IBPOST_RULE_DEVICE_GONE :
@@ -470,26 +569,25 @@ static void ibpost_post_trace(const struct ibpost_post *p, u32 posted)
 
 /*
  * The tail both post loops share, the loop having stopped at the caller's
- * WR @stop: hand what was claimed to the provider (ibpost_submit()), count
- * it, trace the post, release q->lock (taken by the loop), and set the
- * caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr was refused.
+ * WR @stop: hand the last batch to the provider (ibpost_submit()), count
+ * what was queued, trace the post, release q->lock (taken by the loop),
+ * and set the caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr
+ * was refused.
  */
 static int ibpost_post_end(struct ibpost_post *p, const void *stop,
 			   const void **bad_wr)
 	__releases(&p->q->lock)
 {
 	struct ibpost_queue *q = p->q;
-	u32 posted;
 
-	if (p->ret)
+	/* A check refused @stop, unless the provider refused a batch. */
+	if (p->ret && !p->bad)
 		p->bad = stop;
-	posted = ibpost_submit(p->qp, q, p->start, p->n, &p->ret, &p->bad);
-	if (posted < p->n)
-		p->rule = IBPOST_RULE_PROVIDER;
-	q->stats.posted += posted;
+	ibpost_submit(p);
+	q->stats.posted += p->off;
 	if (p->ret)
 		ibpost_stats_refused(&q->stats, p->ret);
-	ibpost_post_trace(p, posted);
+	ibpost_post_trace(p, p->off);
 	spin_unlock_irqrestore(&q->lock, p->flags);
 
 	/* Nothing of the caller's chain is read from here on. */
@@ -497,6 +595,48 @@ static int ibpost_post_end(struct ibpost_post *p, const void *stop,
 	if (bad_wr)
 		*bad_wr = p->ret ? p->bad : NULL;
 	return p->ret;
+}
+
+/*
+ * Stage the caller's send WR @wr, checked, in @slot, claimed: a copy of
+ * its @size bytes that carries ibpost's wr_cqe and signal, chained behind
+ * the batch's last.
+ */
+static void ibpost_stage_send(struct ibpost_post *p, struct ibpost_slot *slot,
+			      const struct ib_send_wr *wr, size_t size,
+			      bool sink)
+{
+	struct ibpost_queue *q = p->q;
+	u32 i = p->n - p->off;
+	struct ib_send_wr *copy = &q->stage.send[i].send;
+
+	memcpy(copy, wr, size);
+	copy->wr_cqe = &slot->cqe;
+	copy->next = NULL;
+	if (slot->signaled)
+		copy->send_flags |= IB_SEND_SIGNALED;
+	q->stage_wr[i] = wr;
+	slot->opcode = wr->opcode;
+	if (sink)
+		ibpost_sink_attach(q, slot, copy);
+	if (i)
+		q->stage.send[i - 1].send.next = ibpost_sink_head(q, slot, copy);
+}
+
+/* The same for the caller's receive WR @wr. */
+static void ibpost_stage_recv(struct ibpost_post *p, struct ibpost_slot *slot,
+			      const struct ib_recv_wr *wr)
+{
+	struct ibpost_queue *q = p->q;
+	u32 i = p->n - p->off;
+	struct ib_recv_wr *copy = &q->stage.recv[i];
+
+	*copy = *wr;
+	copy->wr_cqe = &slot->cqe;
+	copy->next = NULL;
+	q->stage_wr[i] = wr;
+	if (i)
+		q->stage.recv[i - 1].next = copy;
 }
 
 /**
@@ -528,8 +668,8 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 {
 	struct ibpost_post p = { .qp = qp, .q = &qp->sq };
 	struct ibpost_queue *q = p.q;
-	const struct ib_send_wr *cur;
-	struct ibpost_slot *prev = NULL;
+	const struct ib_send_wr *cur, *next;
+	struct ibpost_mr **slot_mrs;
 	bool user_sig, sig, sink;
 	size_t size;
 	u32 used;
@@ -538,7 +678,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
-	for (cur = wr; cur && !p.ret; cur = cur->next, p.n++) {
+	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
 		p.rule = ibpost_send_check(qp, cur, !!sync, &size);
@@ -547,13 +687,12 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot = &q->slots[q->head & q->mask];
+		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
+			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
-			if (used + p.n >= q->depth)
-				slot = &q->spare;
 			nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge,
-						 mrs, slot->mrs);
+						 mrs, slot_mrs);
 			if (nmr < 0) {
 				p.ret = nmr;
 				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
@@ -561,7 +700,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			}
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_put_users(slot->mrs, nmr);
+			ibpost_mr_put_users(slot_mrs, nmr);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -579,7 +718,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 				p.rule = IBPOST_RULE_READ_SINK;
 		}
 		if (p.ret) {
-			ibpost_mr_put_users(slot->mrs, nmr);
+			ibpost_mr_put_users(slot_mrs, nmr);
 			break;
 		}
 
@@ -601,20 +740,14 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
 					 user_sig);
 		slot->since_before = q->since_signal;
-		slot->caller_wr = cur;
 		q->since_signal = sig ? 0 : q->since_signal + 1;
 		slot->nmr = nmr;
 		slot->sync = sync;
-		memcpy(&slot->wr, cur, size);
-		slot->wr.send.wr_cqe = &slot->cqe;
-		slot->wr.send.next = NULL;
-		if (sig)
-			slot->wr.send.send_flags |= IB_SEND_SIGNALED;
-		if (sink)
-			ibpost_sink_attach(q, slot);
-		if (prev)
-			prev->wr.send.next = ibpost_slot_head(q, slot);
-		prev = slot;
+		ibpost_stage_send(&p, slot, cur, size, sink);
+		/* Read before the provider may have it (and complete it). */
+		next = cur->next;
+		p.n++;
+		ibpost_post_staged(&p, next);
 	}
 	return ibpost_post_end(&p, cur, (const void **)bad_wr);
 }
@@ -671,15 +804,15 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 {
 	struct ibpost_post p = { .qp = qp, .q = &qp->rq };
 	struct ibpost_queue *q = p.q;
-	const struct ib_recv_wr *cur;
-	struct ibpost_slot *prev = NULL;
+	const struct ib_recv_wr *cur, *next;
+	struct ibpost_mr **slot_mrs;
 	u32 used;
 	int nmr;
 
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
-	for (cur = wr; cur && !p.ret; cur = cur->next, p.n++) {
+	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
 		if (cur->num_sge < 0 || cur->num_sge > qp->attr.max_recv_sge) {
@@ -697,17 +830,17 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			break;
 		}
 		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot = used + p.n >= q->depth ? &q->spare :
-						&q->slots[q->head & q->mask];
+		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
+			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
-					 slot->mrs);
+					 slot_mrs);
 		if (nmr < 0) {
 			p.ret = nmr;
 			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 			break;
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_put_users(slot->mrs, nmr);
+			ibpost_mr_put_users(slot_mrs, nmr);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -715,21 +848,18 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		}
 		p.ret = ibpost_fault_check();
 		if (p.ret) {
-			ibpost_mr_put_users(slot->mrs, nmr);
+			ibpost_mr_put_users(slot_mrs, nmr);
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
 					 true, true);
-		slot->caller_wr = cur;
 		slot->nmr = nmr;
 		slot->sync = NULL;
-		slot->wr.recv = *cur;
-		slot->wr.recv.wr_cqe = &slot->cqe;
-		slot->wr.recv.next = NULL;
-		if (prev)
-			prev->wr.recv.next = &slot->wr.recv;
-		prev = slot;
+		ibpost_stage_recv(&p, slot, cur);
+		next = cur->next;
+		p.n++;
+		ibpost_post_staged(&p, next);
 	}
 	return ibpost_post_end(&p, cur, (const void **)bad_wr);
 }

@@ -20,13 +20,16 @@
  *
  * Ring: the slot array has a power-of-two size (at least the usable
  * depth), so that position & mask stays consistent when the free-running
- * u32 positions wrap after 2^32 WRs.
+ * u32 positions wrap after 2^32 WRs; its bytes are allocated without a
+ * second rounding (ibpost_zalloc_exact()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_internal.h"
@@ -172,36 +175,119 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	return 0;
 }
 
-static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
+/*
+ * The queues' arrays, zeroed, in about their byte size. kvzalloc() would
+ * take an array above KMALLOC_MAX_CACHE_SIZE from the page allocator in a
+ * power of two of pages (kmalloc_large() rounds with get_order()): 51,200
+ * bytes cost 64 KiB. So an array of up to a page comes from the slab, a
+ * larger one of up to a costly order is split from its power of two
+ * (alloc_pages_exact() gives the tail pages back), and a still larger one,
+ * or one whose contiguous pages are not at hand, is vmalloc()'d.
+ * Return: the array, or NULL. Free it with ibpost_free_exact().
+ */
+void *ibpost_zalloc_exact(size_t size)
 {
-	u32 size, i;
+	void *p = NULL;
 
-	if (!depth || depth > 1U << 30)
-		return -EINVAL;
-	size = roundup_pow_of_two(depth);
-	q->max_sge = max_t(u32, max_sge, 1);
-	q->slots = kvcalloc(size, sizeof(*q->slots), GFP_KERNEL);
-	q->mr_array = kvcalloc((size_t)(size + 1) * q->max_sge,
-			       sizeof(*q->mr_array), GFP_KERNEL);
-	if (!q->slots || !q->mr_array) {
-		kvfree(q->slots);
-		kvfree(q->mr_array);
-		q->slots = NULL;
-		q->mr_array = NULL;
-		return -ENOMEM;
+	if (size <= PAGE_SIZE)
+		return kzalloc(size, GFP_KERNEL);
+	if (get_order(size) <= PAGE_ALLOC_COSTLY_ORDER)
+		p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
+				      __GFP_NORETRY | __GFP_NOWARN);
+	/*
+	 * kmemleak scans slab and vmalloc memory, not pages: without this,
+	 * a context the consumer keeps only in a posted WR would be
+	 * reported as leaked.
+	 */
+	if (p)
+		kmemleak_alloc(p, size, 1, GFP_KERNEL);
+	return p ?: vzalloc(size);
+}
+
+/* Free what ibpost_zalloc_exact(@size) returned; @p may be NULL. */
+void ibpost_free_exact(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (is_vmalloc_addr(p)) {
+		vfree(p);
+	} else if (size <= PAGE_SIZE) {
+		kfree(p);
+	} else {
+		kmemleak_free(p);
+		free_pages_exact(p, size);
 	}
-	for (i = 0; i < size; i++)
-		q->slots[i].mrs = &q->mr_array[(size_t)i * q->max_sge];
-	q->spare.mrs = &q->mr_array[(size_t)size * q->max_sge];
-	q->mask = size - 1;
-	q->depth = depth;
-	return 0;
+}
+
+/* WRs one provider call takes at most: the size of a queue's stage. */
+#define IBPOST_STAGE_WRS	32
+
+/* Bytes of @q's slot ring, of its MR arrays, and of its stage. */
+static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
+{
+	return array_size(q->mask + 1, sizeof(*q->slots));
+}
+
+static size_t ibpost_queue_mrs_size(const struct ibpost_queue *q)
+{
+	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->mr_array));
+}
+
+/*
+ * The stage: the WR copies, the caller's WR of each, and the spare MR
+ * array, all used only under the queue's lock by one post call.
+ */
+static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
+{
+	size_t wr = q->is_send ? sizeof(*q->stage.send) :
+				 sizeof(*q->stage.recv);
+
+	return (wr + sizeof(*q->stage_wr)) * q->stage_max +
+	       sizeof(*q->spare_mrs) * q->max_sge;
 }
 
 static void ibpost_queue_free(struct ibpost_queue *q)
 {
-	kvfree(q->slots);
-	kvfree(q->mr_array);
+	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
+	ibpost_free_exact(q->mr_array, ibpost_queue_mrs_size(q));
+	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
+	q->slots = NULL;
+	q->mr_array = NULL;
+	q->stage.send = NULL;
+}
+
+/* Carve the stage's three arrays (see above) from @buf. */
+static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
+{
+	size_t wr = q->is_send ? sizeof(*q->stage.send) :
+				 sizeof(*q->stage.recv);
+
+	q->stage.send = buf;
+	q->stage_wr = buf + wr * q->stage_max;
+	q->spare_mrs = (struct ibpost_mr **)(q->stage_wr + q->stage_max);
+}
+
+static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
+{
+	void *stage;
+
+	if (!depth || depth > 1U << 30)
+		return -EINVAL;
+	q->mask = roundup_pow_of_two(depth) - 1;
+	q->max_sge = max_t(u32, max_sge, 1);
+	/* No post queues more than @depth WRs: no larger stage is needed. */
+	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
+	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
+	q->mr_array = ibpost_zalloc_exact(ibpost_queue_mrs_size(q));
+	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
+	if (stage)
+		ibpost_queue_stage_init(q, stage);
+	if (!q->slots || !q->mr_array || !stage) {
+		ibpost_queue_free(q);
+		return -ENOMEM;
+	}
+	q->depth = depth;
+	return 0;
 }
 
 /* Refuse what ibpost cannot make before anything is allocated. */

@@ -101,7 +101,7 @@ int ibpost_sinks_alloc(struct ibpost_queue *q)
 
 	if (ibpost_sink_pages(q->qp->dev) < 2)
 		return -EOPNOTSUPP;
-	q->sinks = kvcalloc(n, sizeof(*q->sinks), GFP_KERNEL);
+	q->sinks = ibpost_zalloc_exact(array_size(n, sizeof(*q->sinks)));
 	if (!q->sinks)
 		return -ENOMEM;
 	INIT_WORK(&q->sink_work, ibpost_sink_work);
@@ -145,7 +145,7 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 			ib_dereg_mr(s->mr);
 		ibpost_mr_put_users(&s->pin, s->pin ? 1 : 0);
 	}
-	kvfree(q->sinks);
+	ibpost_free_exact(q->sinks, array_size(q->mask + 1, sizeof(*q->sinks)));
 	q->sinks = NULL;
 }
 
@@ -162,7 +162,7 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
 	if (WARN_ON_ONCE(s->dirty || slot->nmr != 1))
 		return;
 	s->dirty = true;
-	s->pin = slot->mrs[0];
+	s->pin = ibpost_slot_mrs(q, slot)[0];
 	slot->nmr = 0;
 	slot->sink = false;
 	queue_work(system_wq, &q->sink_work);
@@ -208,49 +208,50 @@ int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr)
 }
 
 /*
- * Turn @slot's READ into REG_MR + READ_WITH_INV of its sink; the REG_MR
- * goes before it in the chain (see ibpost_slot_head()).
+ * Turn @slot's READ, whose copy for the provider is @wr, into REG_MR +
+ * READ_WITH_INV of its sink; the REG_MR goes before it in the chain (see
+ * ibpost_sink_head()).
  */
-void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot)
+void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
+			struct ib_send_wr *wr)
 {
 	struct ibpost_sink *s = &q->sinks[slot - q->slots];
-	struct ib_send_wr *wr = &slot->wr.send;
 
 	wr->opcode = IB_WR_RDMA_READ_WITH_INV;
 	wr->ex.invalidate_rkey = s->mr->lkey;
 	wr->sg_list = &s->sge;
 	s->reg.wr.next = wr;
+	s->inv_key = wr->ex.invalidate_rkey;
+	slot->opcode = wr->opcode;
 	slot->sink = true;
 }
 
-struct ib_send_wr *ibpost_slot_head(struct ibpost_queue *q,
-				    struct ibpost_slot *slot)
+/* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
+struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
+				    struct ibpost_slot *slot,
+				    struct ib_send_wr *wr)
 {
 	if (slot->sink)
 		return &q->sinks[slot - q->slots].reg.wr;
-	return &slot->wr.send;
+	return wr;
 }
 
 /*
- * The slot a refused WR of the provider's chain belongs to. A READ refused
- * after its REG_MR was taken leaves that registration behind: its sink is
- * dirty.
+ * Whether a WR the provider refused, @bad, is the REG_MR of a sink; if so
+ * *@idx is its slot's index in the ring (that slot's READ was not queued
+ * either).
  */
-struct ibpost_slot *ibpost_sink_bad_slot(struct ibpost_queue *q,
-					 const struct ib_send_wr *bad)
+bool ibpost_sink_reg_index(struct ibpost_queue *q,
+			   const struct ib_send_wr *bad, u32 *idx)
 {
 	const struct ibpost_sink *end = q->sinks + q->mask + 1;
 	const struct ibpost_sink *s;
-	struct ibpost_slot *slot;
 
 	lockdep_assert_held(&q->lock);
-	if (q->sinks && (const void *)bad >= (const void *)q->sinks &&
-	    (const void *)bad < (const void *)end) {
-		s = container_of(bad, struct ibpost_sink, reg.wr);
-		return &q->slots[s - q->sinks];
-	}
-	slot = container_of(bad, struct ibpost_slot, wr.send);
-	if (slot->sink)
-		ibpost_sink_dirty(q, slot);
-	return slot;
+	if (!q->sinks || (const void *)bad < (const void *)q->sinks ||
+	    (const void *)bad >= (const void *)end)
+		return false;
+	s = container_of(bad, struct ibpost_sink, reg.wr);
+	*idx = s - q->sinks;
+	return true;
 }

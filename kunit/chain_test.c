@@ -8,10 +8,17 @@
  * repost from *bad_wr after fixing the cause completes the rest.
  *
  * Suite ibpost_state: posting outside RTS, and in ERR.
+ *
+ * Suite ibpost_batch: a chain longer than the queue's stage, which ibpost
+ * hands to the provider in batches of a stage each, refused by a check or
+ * by "the provider" (the SUBMIT hook) at the last WR of the first batch,
+ * the first of the second, or inside the second: the same contract as a
+ * chain of one batch.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
+#include "gate.h"
 
 #define CHAIN_LEN 3
 
@@ -446,4 +453,311 @@ static struct kunit_suite ibpost_state_suite = {
 	.test_cases = ibpost_state_cases,
 };
 
-kunit_test_suites(&ibpost_chain_suite, &ibpost_state_suite);
+/* ---- ibpost_batch ----------------------------------------------------- */
+
+/* The QPs' asked depth; a chain is a stage and 8 WRs. */
+#define BATCH_DEPTH	64
+#define BATCH_WRS	64
+
+struct batch_case {
+	bool recv;
+	bool provider;	/* refused by the provider (hook), not by a check */
+	int at;		/* the refused WR: the stage's size + @at */
+};
+
+static const struct batch_case batch_cases[] = {
+	{ false, false, 0 }, { false, false, 3 },
+	{ false, true, -1 }, { false, true, 0 }, { false, true, 3 },
+	{ true, false, 3 }, { true, true, 0 }, { true, true, 3 },
+};
+
+static void batch_case_desc(const struct batch_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s",
+		 c->recv ? "recv" : "send",
+		 c->provider ? "provider" : "check",
+		 c->at < 0 ? "last_of_batch_1" :
+		 c->at ? "inside_batch_2" : "first_of_batch_2");
+}
+
+KUNIT_ARRAY_PARAM(batch_case, batch_cases, batch_case_desc);
+
+struct batch_env {
+	struct ibpost_test_pair *p;
+	struct ib_rdma_wr swr[BATCH_WRS];
+	struct ib_recv_wr rwr[BATCH_WRS];
+	struct ib_sge ssge[BATCH_WRS];
+	struct ib_sge rsge[BATCH_WRS];
+};
+
+/*
+ * @n signaled WRs from a's abuf, 8 bytes each: WRITEs to b's bw, or
+ * SENDs, contexts 100 on.
+ */
+static void batch_send_chain(struct kunit *test, struct batch_env *e, u32 n,
+			     bool write)
+{
+	struct ibpost_test_pair *p = e->p;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct ib_rdma_wr *wr = &e->swr[i];
+
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_mr_sge(p->abuf.mr,
+					      (u8 *)p->abuf.buf + 8 * i, 8,
+					      &e->ssge[i]));
+		memset(wr, 0, sizeof(*wr));
+		wr->wr.wr_id = 100 + i;
+		wr->wr.sg_list = &e->ssge[i];
+		wr->wr.num_sge = 1;
+		wr->wr.send_flags = IB_SEND_SIGNALED;
+		wr->wr.next = i + 1 < n ? &e->swr[i + 1].wr : NULL;
+		wr->wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_SEND;
+		if (!write)
+			continue;
+		wr->remote_addr = ibpost_mr_remote_addr(p->bw.mr) + 8 * i;
+		wr->rkey = ibpost_mr_rkey(p->bw.mr);
+	}
+}
+
+/* @n receives into b's bbuf, 8 bytes each, contexts 200 on. */
+static void batch_recv_chain(struct kunit *test, struct batch_env *e, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_mr_sge(e->p->bbuf.mr,
+					      (u8 *)e->p->bbuf.buf + 8 * i, 8,
+					      &e->rsge[i]));
+		memset(&e->rwr[i], 0, sizeof(e->rwr[i]));
+		e->rwr[i].wr_id = 200 + i;
+		e->rwr[i].sg_list = &e->rsge[i];
+		e->rwr[i].num_sge = 1;
+		e->rwr[i].next = i + 1 < n ? &e->rwr[i + 1] : NULL;
+	}
+}
+
+/* Take @n send (or receive) completions, contexts @ctx0 on, in order. */
+static void batch_take(struct kunit *test, struct ibpost_qp *qp, bool recv,
+		       u32 ctx0, u32 n)
+{
+	struct ibpost_comp comp;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (recv)
+			ibpost_test_recv_comp(test, qp, &comp);
+		else
+			ibpost_test_send_comp(test, qp, &comp);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, CTX(ctx0 + i), comp.context,
+					"completion %u of %u", i, n);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		if (recv)
+			KUNIT_EXPECT_EQ(test, 8U, comp.byte_len);
+	}
+}
+
+/*
+ * Post the chain of @n (send: WRITEs from a; receive: on b) with WR @k
+ * refused as @c says. Return: the caller's WR @k, to repost from.
+ */
+static const void *batch_post_refused(struct kunit *test,
+				      const struct batch_case *c,
+				      struct batch_env *e, u32 n, u32 k)
+{
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	struct ibpost_gate *g;
+	int ret;
+
+	if (c->provider) {
+		g = ibpost_gate(test, IBPOST_HOOK_SUBMIT);
+		g->refuse = k + 1;
+	} else if (c->recv) {
+		e->rwr[k].num_sge = e->p->got.max_recv_sge + 1;
+	} else {
+		e->swr[k].wr.opcode = 0x7f;
+	}
+	if (c->recv) {
+		ret = ibpost_post_recv_list(e->p->b, e->rwr, &rbad);
+		KUNIT_EXPECT_PTR_EQ(test, rbad, &e->rwr[k]);
+	} else {
+		ret = ibpost_post_send_list(e->p->a, &e->swr[0].wr, &sbad);
+		KUNIT_EXPECT_PTR_EQ(test, sbad, &e->swr[k].wr);
+	}
+	KUNIT_EXPECT_EQ(test, ret, c->provider ? -EIO : -EINVAL);
+	/* Fix the cause (a gate refuses the first post only). */
+	if (c->recv) {
+		e->rwr[k].num_sge = 1;
+		return &e->rwr[k];
+	}
+	e->swr[k].wr.opcode = IB_WR_RDMA_WRITE;
+	return &e->swr[k].wr;
+}
+
+/*
+ * A chain of a stage and 8 WRs, refused at WR k: exactly the k before it
+ * are queued (in both batches when k is past the first), *bad_wr is the
+ * caller's WR k, its slots and the later ones are released, no later
+ * batch reaches the provider, the QP stays in RTS, and a repost from
+ * *bad_wr queues the rest, in order.
+ */
+static void ibpost_chain_across_batches(struct kunit *test)
+{
+	const struct batch_case *c = test->param_value;
+	struct ibpost_test_queue before, after;
+	struct ibpost_qp_attr attr;
+	const struct ib_send_wr *sbad;
+	const struct ib_recv_wr *rbad;
+	struct batch_env *e;
+	struct ibpost_qp *qp;
+	const void *bad;
+	u8 *src, *dst;
+	u32 n, k, i;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_wr = BATCH_DEPTH;
+	attr.max_recv_wr = BATCH_DEPTH;
+	e->p = ibpost_test_pair(test, &attr);
+	qp = c->recv ? e->p->b : e->p->a;
+	ibpost_test_queue_get(qp, !c->recv, &before);
+	n = before.stage + 8;
+	k = before.stage + c->at;
+	KUNIT_ASSERT_GE(test, before.stage, 4U);
+	KUNIT_ASSERT_LE(test, n, (u32)BATCH_WRS);
+	KUNIT_ASSERT_LE(test, n, before.depth);
+	src = e->p->abuf.buf;
+	dst = c->recv ? e->p->bbuf.buf : e->p->bw.buf;
+	for (i = 0; i < n; i++)
+		memset(src + 8 * i, 0x40 + i, 8);
+	memset(dst, 0, 8 * n);
+	if (c->recv)
+		batch_recv_chain(test, e, n);
+	else
+		batch_send_chain(test, e, n, true);
+
+	bad = batch_post_refused(test, c, e, n, k);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, qp));
+	ibpost_test_queue_get(qp, !c->recv, &after);
+	KUNIT_EXPECT_EQ(test, after.head - before.head, k);
+	KUNIT_EXPECT_EQ(test, after.posted - before.posted, (u64)k);
+	KUNIT_EXPECT_EQ(test, after.provider_errors - before.provider_errors,
+			c->provider ? 1U : 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(qp, !c->recv), k);
+
+	if (!c->recv) {
+		/* The k queued complete, in order; nothing of the rest ran. */
+		batch_take(test, qp, false, 100, k);
+		ibpost_test_no_send_comp(test, qp);
+		KUNIT_EXPECT_FALSE(test, memchr_inv(dst + 8 * k, 0,
+						    8 * (n - k)));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(qp, bad, &sbad));
+		KUNIT_EXPECT_NULL(test, sbad);
+		batch_take(test, qp, false, 100 + k, n - k);
+		ibpost_test_no_send_comp(test, qp);
+	} else {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv_list(qp, bad, &rbad));
+		KUNIT_EXPECT_NULL(test, rbad);
+		KUNIT_EXPECT_EQ(test, ibpost_test_in_use(qp, false), n);
+		/* n SENDs land in the n receives, in posting order. */
+		batch_send_chain(test, e, n, false);
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(e->p->a,
+							       &e->swr[0].wr,
+							       &sbad));
+		batch_take(test, qp, true, 200, n);
+		batch_take(test, e->p->a, false, 100, n);
+	}
+	KUNIT_EXPECT_EQ(test, 0, memcmp(dst, src, 8 * n));
+}
+
+/* At the post's first batch: the QP fails, as by a concurrent completion. */
+static int batch_fail_at_submit(enum ibpost_hook point, void *obj, void *data)
+{
+	if (point == IBPOST_HOOK_SUBMIT)
+		ibpost_test_qp_failed(data);
+	return 0;
+}
+
+static void batch_unhook(void *data)
+{
+	ibpost_test_set_hook(NULL, NULL);
+}
+
+/*
+ * The QP goes to ERR while the first batch of a chain is with the
+ * provider (a completion's error, on another CPU): every later batch is
+ * flushed by ibpost, as a later post would be, never handed to the
+ * provider. The post itself succeeds: each WR was queued, and each
+ * context comes back exactly once.
+ */
+static void ibpost_chain_err_between_batches(struct kunit *test)
+{
+	struct ibpost_test_queue tq;
+	struct ibpost_qp_attr attr;
+	const struct ib_send_wr *sbad = NULL;
+	struct ibpost_comp comp;
+	struct batch_env *e;
+	unsigned long seen[BITS_TO_LONGS(BATCH_WRS)] = {};
+	u32 n, i, flushed = 0;
+	u8 *dst;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_wr = BATCH_DEPTH;
+	attr.max_recv_wr = BATCH_DEPTH;
+	e->p = ibpost_test_pair(test, &attr);
+	ibpost_test_queue_get(e->p->a, true, &tq);
+	n = tq.stage + 8;
+	KUNIT_ASSERT_LE(test, n, (u32)BATCH_WRS);
+	KUNIT_ASSERT_LE(test, n, tq.depth);
+	dst = e->p->bw.buf;
+	memset(e->p->abuf.buf, 0x5a, 8 * n);
+	memset(dst, 0, 8 * n);
+	batch_send_chain(test, e, n, true);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(batch_fail_at_submit,
+						      e->p->a));
+	ibpost_test_defer(test, batch_unhook, NULL);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send_list(e->p->a, &e->swr[0].wr,
+						       &sbad));
+	ibpost_test_set_hook(NULL, NULL);
+	KUNIT_EXPECT_NULL(test, sbad);
+
+	for (i = 0; i < n; i++) {
+		u32 id;
+
+		ibpost_test_send_comp(test, e->p->a, &comp);
+		id = (unsigned long)comp.context - 100;
+		KUNIT_ASSERT_LT(test, id, n);
+		KUNIT_EXPECT_FALSE_MSG(test, __test_and_set_bit(id, seen),
+				       "context %u came back twice", id);
+		/* The first batch ran; the provider never had the second. */
+		if (id >= tq.stage) {
+			KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+			flushed++;
+		}
+	}
+	ibpost_test_no_send_comp(test, e->p->a);
+	KUNIT_EXPECT_EQ(test, flushed, n - tq.stage);
+	KUNIT_EXPECT_FALSE(test, memchr_inv(dst + 8 * tq.stage, 0,
+					    8 * (n - tq.stage)));
+}
+
+static struct kunit_case ibpost_batch_cases[] = {
+	KUNIT_CASE_PARAM(ibpost_chain_across_batches, batch_case_gen_params),
+	KUNIT_CASE(ibpost_chain_err_between_batches),
+	{}
+};
+
+static struct kunit_suite ibpost_batch_suite = {
+	.name = "ibpost_batch",
+	.test_cases = ibpost_batch_cases,
+};
+
+kunit_test_suites(&ibpost_chain_suite, &ibpost_state_suite,
+		  &ibpost_batch_suite);

@@ -4,7 +4,8 @@
  *
  * The QP polls its CQ directly (IB_POLL_DIRECT), so no slot is reclaimed
  * until the test takes completions and the model knows the free slots
- * exactly. Each round posts random chains of 1-32 WRs mixing valid
+ * exactly. Each round posts random chains of 1-48 WRs (longer than the
+ * 32 WR copies ibpost hands the provider at once) mixing valid
  * WRs with every invalid kind of the errno table and opcodes outside the
  * known range (which rxe would index its table with). For each chain the
  * model predicts the queued prefix, the errno and *bad_wr; the QP must
@@ -23,7 +24,7 @@
 #include "ibpost_test.h"
 #include "../drivers/ibpost_test_access.h"
 
-#define FUZZ_MAX_CHAIN	32
+#define FUZZ_MAX_CHAIN	48
 #define FUZZ_SGES	40
 #define FUZZ_DEPTH	64
 
