@@ -490,6 +490,21 @@ struct batch_env {
 	struct ib_sge rsge[BATCH_WRS];
 };
 
+/* A connected pair whose queues are asked BATCH_DEPTH deep. */
+static struct batch_env *batch_env_new(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct batch_env *e;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_wr = BATCH_DEPTH;
+	attr.max_recv_wr = BATCH_DEPTH;
+	e->p = ibpost_test_pair(test, &attr);
+	return e;
+}
+
 /*
  * @n signaled WRs from a's abuf, 8 bytes each: WRITEs to b's bw, or
  * SENDs, contexts 100 on.
@@ -608,7 +623,6 @@ static void ibpost_chain_across_batches(struct kunit *test)
 {
 	const struct batch_case *c = test->param_value;
 	struct ibpost_test_queue before, after;
-	struct ibpost_qp_attr attr;
 	const struct ib_send_wr *sbad;
 	const struct ib_recv_wr *rbad;
 	struct batch_env *e;
@@ -617,12 +631,7 @@ static void ibpost_chain_across_batches(struct kunit *test)
 	u8 *src, *dst;
 	u32 n, k, i;
 
-	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, e);
-	ibpost_test_attr(&attr, IB_QPT_RC);
-	attr.max_send_wr = BATCH_DEPTH;
-	attr.max_recv_wr = BATCH_DEPTH;
-	e->p = ibpost_test_pair(test, &attr);
+	e = batch_env_new(test);
 	qp = c->recv ? e->p->b : e->p->a;
 	ibpost_test_queue_get(qp, !c->recv, &before);
 	n = before.stage + 8;
@@ -697,7 +706,6 @@ static void batch_unhook(void *data)
 static void ibpost_chain_err_between_batches(struct kunit *test)
 {
 	struct ibpost_test_queue tq;
-	struct ibpost_qp_attr attr;
 	const struct ib_send_wr *sbad = NULL;
 	struct ibpost_comp comp;
 	struct batch_env *e;
@@ -705,12 +713,7 @@ static void ibpost_chain_err_between_batches(struct kunit *test)
 	u32 n, i, flushed = 0;
 	u8 *dst;
 
-	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, e);
-	ibpost_test_attr(&attr, IB_QPT_RC);
-	attr.max_send_wr = BATCH_DEPTH;
-	attr.max_recv_wr = BATCH_DEPTH;
-	e->p = ibpost_test_pair(test, &attr);
+	e = batch_env_new(test);
 	ibpost_test_queue_get(e->p->a, true, &tq);
 	n = tq.stage + 8;
 	KUNIT_ASSERT_LE(test, n, (u32)BATCH_WRS);
