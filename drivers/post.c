@@ -608,9 +608,11 @@ static void ibpost_stage_send(struct ibpost_post *p, struct ibpost_slot *slot,
 {
 	struct ibpost_queue *q = p->q;
 	u32 i = p->n - p->off;
-	struct ib_send_wr *copy = &q->stage.send[i].send;
+	union ibpost_send_copy *stage = &q->stage.send[i];
+	struct ib_send_wr *copy = &stage->send;
 
-	memcpy(copy, wr, size);
+	/* Into the union: @size may be that of an ib_rdma_wr etc. */
+	memcpy(stage, wr, size);
 	copy->wr_cqe = &slot->cqe;
 	copy->next = NULL;
 	if (slot->signaled)
