@@ -233,16 +233,19 @@ static size_t ibpost_queue_mrs_size(const struct ibpost_queue *q)
 	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->mr_array));
 }
 
+/* Bytes of one WR copy in @q's stage. */
+static size_t ibpost_stage_wr_size(const struct ibpost_queue *q)
+{
+	return q->is_send ? sizeof(*q->stage.send) : sizeof(*q->stage.recv);
+}
+
 /*
  * The stage: the WR copies, the caller's WR of each, and the spare MR
  * array, all used only under the queue's lock by one post call.
  */
 static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
 {
-	size_t wr = q->is_send ? sizeof(*q->stage.send) :
-				 sizeof(*q->stage.recv);
-
-	return (wr + sizeof(*q->stage_wr)) * q->stage_max +
+	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr)) * q->stage_max +
 	       sizeof(*q->spare_mrs) * q->max_sge;
 }
 
@@ -259,11 +262,8 @@ static void ibpost_queue_free(struct ibpost_queue *q)
 /* Carve the stage's three arrays (see above) from @buf. */
 static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 {
-	size_t wr = q->is_send ? sizeof(*q->stage.send) :
-				 sizeof(*q->stage.recv);
-
 	q->stage.send = buf;
-	q->stage_wr = buf + wr * q->stage_max;
+	q->stage_wr = buf + ibpost_stage_wr_size(q) * q->stage_max;
 	q->spare_mrs = (struct ibpost_mr **)(q->stage_wr + q->stage_max);
 }
 

@@ -101,7 +101,6 @@ static int tr_pair_init(struct tr_dev *t, struct tr_pair *p)
 		.send_done = tr_done, .recv_done = tr_done,
 		.priv = t,
 	};
-
 	int ret;
 
 	ret = ibpost_test_connect_pair(t->dev, &attr, &attr, &p->a, &p->b,
