@@ -69,7 +69,9 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
 
 		ibpost_mr_put_users(ibpost_slot_mrs(q, slot), slot->nmr);
+		ibpost_mr_hit_put(q, slot->nhit);
 		slot->nmr = 0;
+		slot->nhit = 0;
 		if (slot->sync)
 			ibpost_sync_put(slot->sync);
 		slot->sync = NULL;
@@ -89,7 +91,9 @@ static void ibpost_slot_release(struct ibpost_queue *q,
 				struct ibpost_slot *slot)
 {
 	ibpost_mr_put_users(ibpost_slot_mrs(q, slot), slot->nmr);
+	ibpost_mr_hit_put(q, slot->nhit);
 	slot->nmr = 0;
+	slot->nhit = 0;
 }
 
 static void ibpost_queue_advance(struct ibpost_queue *q)

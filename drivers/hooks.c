@@ -192,13 +192,16 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 EXPORT_SYMBOL_NS_GPL(ibpost_test_send_slot, IBPOST_NS);
 
 /**
- * ibpost_test_mr_users - how many posted SGEs still reference an MR
+ * ibpost_test_mr_users - the users counted on an MR
  * @mr: the MR
  *
  * For ibpost's own KUnit suites only; exists in test builds only.
  *
  * Context: Any context.
- * Return: the count of SGEs of WRs not yet completed that use @mr.
+ * Return: the MR's users: one for each SGE of a WR not yet completed
+ * that uses @mr outside a queue's hit, one for each queue whose hit @mr
+ * is with SGEs outstanding (see mr.c); 0 exactly when no posted WR uses
+ * @mr.
  */
 int ibpost_test_mr_users(struct ibpost_mr *mr)
 {

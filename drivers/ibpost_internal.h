@@ -194,7 +194,10 @@ static inline bool ibpost_dev_iwarp(const struct ibpost_dev *dev)
  * @qp: the QP @ibmr was registered through, while it lives
  * @sg: the scatterlist @ibmr maps
  * @access: IB_ACCESS_* granted
- * @users: SGEs of posted WRs referencing this MR, not yet completed
+ * @users: SGEs of posted WRs referencing this MR, not yet completed, each
+ *         counted here, plus one for each queue with SGEs outstanding
+ *         in it as its hit (struct ibpost_queue): 0 exactly when no
+ *         posted WR references the MR
  * @release_work: releases an MR whose internal WR outlived its waiter
  * @dead: the provider objects are released (by ibpost_dereg_mr() or by
  *        device removal); only the final free is left to do
@@ -261,7 +264,8 @@ enum ibpost_slot_state {
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
  * @nmr: number of MRs in the slot's MR array (ibpost_slot_mrs()): those
- *       the WR's SGEs reference, users counted
+ *       the WR's SGEs reference outside the queue's hit, users counted
+ * @nhit: the WR's SGEs in the queue's hit, counted in its hit_users
  * @opcode: send queue: the WR's opcode as posted (for the test accessor)
  * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
@@ -284,11 +288,12 @@ struct ibpost_slot {
 	u32 since_before;
 	u32 pos;
 	u8 state;
-	bool signaled;
-	bool user_signaled;
-	bool synthetic;
-	bool sink;
+	u8 signaled:1;
+	u8 user_signaled:1;
+	u8 synthetic:1;
+	u8 sink:1;
 	u8 nmr;
+	u8 nhit;
 	u8 opcode;
 	u8 wc_status;
 	struct list_head done_node;
@@ -374,7 +379,10 @@ struct ibpost_sink {
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
  * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
- * @mr_hit: the MR the last looked-up SGE was in, tried first next time
+ * @mr_hit: the MR an SGE is looked for first: the last one found while
+ *          @hit_users was 0
+ * @hit_users: SGEs of posted WRs in @mr_hit; while not 0, the queue holds
+ *             one user of @mr_hit for them all, and @mr_hit stays
  * @is_send: this is the send queue
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
  * @sink_max_len: the longest READ one sink maps
@@ -409,6 +417,7 @@ struct ibpost_queue {
 	u32 stage_max;
 	struct ibpost_mr **spare_mrs;
 	struct ibpost_mr *mr_hit;
+	u32 hit_users;
 	bool is_send;
 	struct ibpost_sink *sinks;
 	u32 sink_max_len;
@@ -418,7 +427,15 @@ struct ibpost_queue {
 /* sink.c: iWARP READ sinks */
 int ibpost_sinks_alloc(struct ibpost_queue *q);
 void ibpost_sinks_free(struct ibpost_queue *q);
-bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr);
+
+/* Whether the READ @wr, posted to @q, goes to a sink (iWARP). */
+static inline bool ibpost_sink_wanted(struct ibpost_queue *q,
+				      const struct ib_send_wr *wr)
+{
+	return q->sinks && wr->opcode == IB_WR_RDMA_READ &&
+	       wr->num_sge == 1 && wr->sg_list[0].length;
+}
+
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
 void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
 			struct ib_send_wr *wr);
@@ -428,6 +445,58 @@ struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
 bool ibpost_sink_reg_index(struct ibpost_queue *q,
 			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
+
+/* Whether @sge lies inside @mr, under one of its keys. */
+static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
+				    const struct ib_sge *sge)
+{
+	u64 base;
+
+	if (sge->lkey == mr->lkey)
+		base = mr->dma;
+	else if (mr->ibmr && sge->lkey == mr->ibmr->lkey)
+		base = mr->ibmr->iova;
+	else
+		return false;
+	return sge->addr >= base && sge->addr - base <= mr->len &&
+	       sge->length <= mr->len - (sge->addr - base);
+}
+
+struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
+				   const struct ib_sge *sge, bool *hit);
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
+				  bool *hit);
+
+/*
+ * The MR of @q's device that holds @sge, its use counted (mr.c): an SGE
+ * in the queue's hit while that has users, the common case, is counted
+ * here without a call.
+ */
+static inline struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
+					       const struct ib_sge *sge,
+					       bool *hit)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->hit_users && ibpost_mr_covers(q->mr_hit, sge)) {
+		q->hit_users++;
+		*hit = true;
+		return q->mr_hit;
+	}
+	return __ibpost_mr_find(q, sge, hit);
+}
+
+/* The same for an MR a post names itself (the seed operations). */
+static inline struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q,
+					      struct ibpost_mr *mr, bool *hit)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->hit_users && mr == q->mr_hit) {
+		q->hit_users++;
+		*hit = true;
+		return mr;
+	}
+	return __ibpost_mr_pin(q, mr, hit);
+}
 
 /* The MR array of @slot, a slot of @q's ring. */
 static inline struct ibpost_mr **ibpost_slot_mrs(const struct ibpost_queue *q,
@@ -561,12 +630,11 @@ bool ibpost_drain(struct ibpost_qp *qp);
 unsigned int ibpost_drain_timeout_ms(void);
 
 /* mr.c */
-struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
-				 const struct ib_sge *sge);
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge);
-struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);
+void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n);
+struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
 void ibpost_mr_release_orphan(struct ibpost_mr *mr);
 int ibpost_mr_init(void);

@@ -428,24 +428,9 @@ out_destroy:
 }
 EXPORT_SYMBOL_NS_GPL(__ibpost_reg_remote, IBPOST_NS);
 
-static bool ibpost_mr_covers(const struct ibpost_mr *mr,
-			     const struct ib_sge *sge)
-{
-	u64 base;
-
-	if (sge->lkey == mr->lkey)
-		base = mr->dma;
-	else if (mr->ibmr && sge->lkey == mr->ibmr->lkey)
-		base = mr->ibmr->iova;
-	else
-		return false;
-	return sge->addr >= base && sge->addr - base <= mr->len &&
-	       sge->length <= mr->len - (sge->addr - base);
-}
-
 /*
  * The live MR of @dev that holds @sge, with a user counted, or NULL.
- * Only from ibpost_mr_find(), under the queue's lock (asserted there).
+ * Only from __ibpost_mr_find(), under the queue's lock (asserted there).
  */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge)
@@ -482,40 +467,142 @@ static bool ibpost_mr_get_live(struct ibpost_mr *mr)
 }
 
 /*
- * As ibpost_mr_lookup(), trying @q's last hit first: consumers post from
- * few buffers, and the hit costs no device lock. The hit is pinned with
- * ibpost_mr_get_live(): when dereg revoked it, the post looks the MR up
- * again under the device's lock, where it is gone or, the dereg having
- * failed, back. Dereg clears every queue's hit under that queue's lock
- * before freeing the MR.
+ * A queue's hit (q->mr_hit) is tried first: consumers post from few
+ * buffers, and the hit costs no device lock. While q->hit_users SGEs of
+ * posted WRs are in it, the queue holds one user of it for them all, so
+ * a further SGE in it is counted under q->lock with no atomic operation
+ * or barrier, and ibpost_dereg_mr() sees that user (-EBUSY) as it would
+ * see each WR's. The hit changes only when none of its SGEs is
+ * outstanding: an SGE in another MR meanwhile counts a user of its own,
+ * and its slot lists that MR. So an SGE counted in q->hit_users is always
+ * in the q->mr_hit of its release.
  */
-struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
-				 const struct ib_sge *sge)
+
+/* One more SGE in @q's hit @mr; the queue's user taken first. */
+static bool ibpost_mr_hit_take(struct ibpost_queue *q, struct ibpost_mr *mr)
+{
+	if (q->hit_users) {
+		q->hit_users++;
+		return true;
+	}
+	if (!ibpost_mr_get_live(mr))
+		return false;
+	q->hit_users = 1;
+	return true;
+}
+
+/*
+ * @mr, with a user counted for the SGE at hand, becomes @q's hit when the
+ * old one has no SGE outstanding; that user becomes the queue's. Return:
+ * whether the SGE is now counted in q->hit_users.
+ */
+static bool ibpost_mr_hit_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
+{
+	if (q->hit_users)
+		return false;
+	q->mr_hit = mr;
+	q->hit_users = 1;
+	return true;
+}
+
+/**
+ * __ibpost_mr_find - the live MR of @q's device that holds @sge
+ * @q: the queue posted to, its lock held
+ * @sge: the SGE
+ * @hit: set when the SGE is counted in q->hit_users; else the MR returned
+ *       has a user counted for it
+ *
+ * As ibpost_mr_lookup(), trying @q's hit first (see above); the case of
+ * an SGE in a hit with users is ibpost_mr_find()'s, inline. A hit that
+ * dereg revoked is looked up again under the device's lock, where it is
+ * gone or, the dereg having failed, back. Dereg clears every queue's hit
+ * under that queue's lock before freeing the MR.
+ *
+ * Return: the MR, or NULL.
+ */
+struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
+				   const struct ib_sge *sge, bool *hit)
 {
 	struct ibpost_mr *mr = q->mr_hit;
 
 	lockdep_assert_held(&q->lock);
-	if (mr && ibpost_mr_covers(mr, sge) && ibpost_mr_get_live(mr))
+	*hit = mr && ibpost_mr_covers(mr, sge) && ibpost_mr_hit_take(q, mr);
+	if (*hit)
 		return mr;
 	mr = ibpost_mr_lookup(q->qp->dev, sge);
-	q->mr_hit = mr;
+	*hit = mr && ibpost_mr_hit_adopt(q, mr);
+	return mr;
+}
+
+/**
+ * __ibpost_mr_pin - count a use of an MR a post names itself
+ * @q: the queue posted to, its lock held
+ * @mr: the MR (the seed operations take it from the caller)
+ * @hit: as for __ibpost_mr_find()
+ *
+ * Counts the use when @mr belongs to @q's device and is not being
+ * deregistered, with the same ordering against ibpost_dereg_mr() as
+ * __ibpost_mr_find(); @q's hit with users is ibpost_mr_pin()'s, inline.
+ *
+ * Return: @mr, or NULL.
+ */
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
+				  bool *hit)
+{
+	lockdep_assert_held(&q->lock);
+	*hit = false;
+	if (!mr || mr->dev != q->qp->dev)
+		return NULL;
+	if (mr == q->mr_hit && ibpost_mr_hit_take(q, mr)) {
+		*hit = true;
+		return mr;
+	}
+	if (!ibpost_mr_get_live(mr))
+		return NULL;
+	*hit = ibpost_mr_hit_adopt(q, mr);
+	return mr;
+}
+
+/* @n SGEs counted in @q's hit are over; the last drops the queue's user. */
+void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n)
+{
+	lockdep_assert_held(&q->lock);
+	if (!n || WARN_ON_ONCE(n > q->hit_users))
+		return;
+	q->hit_users -= n;
+	if (!q->hit_users)
+		atomic_dec(&q->mr_hit->users);
+}
+
+/*
+ * One SGE counted in @q's hit leaves it for a holder of its own (a dirty
+ * READ sink): the hit's MR, with a user counted for that holder.
+ */
+struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q)
+{
+	struct ibpost_mr *mr = q->mr_hit;
+
+	lockdep_assert_held(&q->lock);
+	/* Counted before the hit's user can drop: never 0 between. */
+	atomic_inc(&mr->users);
+	ibpost_mr_hit_put(q, 1);
 	return mr;
 }
 
 /*
- * A post names @mr itself (the seed operations): count a user on it when
- * it belongs to @q's device and is not being deregistered, with the same
- * ordering against ibpost_dereg_mr() as ibpost_mr_find().
+ * @mr is revoked with no user: @q holds none of it, so it may forget it.
+ * A queue with SGEs in its hit holds a user of it (see above).
  */
-struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
+static void ibpost_mr_forget_hit(struct ibpost_queue *q,
+				 struct ibpost_mr *mr)
 {
-	lockdep_assert_held(&q->lock);
-	if (!mr || mr->dev != q->qp->dev || !ibpost_mr_get_live(mr))
-		return NULL;
-	return mr;
+	spin_lock_bh(&q->lock);
+	if (q->mr_hit == mr && !WARN_ON_ONCE(q->hit_users))
+		q->mr_hit = NULL;
+	spin_unlock_bh(&q->lock);
 }
 
-/* @mr is revoked: no queue may keep it as its last hit. */
+/* @mr is revoked: no queue may keep it as its hit. */
 static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 				  struct ibpost_mr *mr)
 	__must_hold(&dev->qp_lock)
@@ -524,14 +611,8 @@ static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 
 	lockdep_assert_held(&dev->qp_lock);
 	list_for_each_entry(qp, &dev->qps, node) {
-		spin_lock_bh(&qp->sq.lock);
-		if (qp->sq.mr_hit == mr)
-			qp->sq.mr_hit = NULL;
-		spin_unlock_bh(&qp->sq.lock);
-		spin_lock_bh(&qp->rq.lock);
-		if (qp->rq.mr_hit == mr)
-			qp->rq.mr_hit = NULL;
-		spin_unlock_bh(&qp->rq.lock);
+		ibpost_mr_forget_hit(&qp->sq, mr);
+		ibpost_mr_forget_hit(&qp->rq, mr);
 	}
 }
 

@@ -115,30 +115,47 @@ static bool ibpost_opcode_takes_inline(enum ib_wr_opcode op)
 	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* Release the MR uses of a WR that is not queued after all. */
+static void ibpost_wr_mrs_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
+			      int nmr, u8 nhit)
+{
+	ibpost_mr_put_users(mrs, nmr);
+	ibpost_mr_hit_put(q, nhit);
+}
+
 /*
- * Find (or take from @given) the MR of every SGE of a WR, counting a user
- * on each, into @mrs. Return: the number of MRs, or -EINVAL.
+ * Find (or take from @given) the MR of every SGE of a WR and count its
+ * use: in the queue's hit (*@nhit of them), or listed in @mrs with a user
+ * counted on each (see mr.c). Return: the number listed, or -EINVAL.
  */
 static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 			      int num_sge, struct ibpost_mr **given,
-			      struct ibpost_mr **mrs)
+			      struct ibpost_mr **mrs, u8 *nhit)
 {
-	int i;
+	struct ibpost_mr *mr;
+	int i, n = 0;
+	bool hit;
 
+	*nhit = 0;
 	for (i = 0; i < num_sge; i++) {
 		if (given)
-			mrs[i] = ibpost_mr_pin(q, given[i]);
+			mr = ibpost_mr_pin(q, given[i], &hit);
 		else
-			mrs[i] = ibpost_mr_find(q, &sg[i]);
-		if (!mrs[i]) {
-			ibpost_mr_put_users(mrs, i);
+			mr = ibpost_mr_find(q, &sg[i], &hit);
+		if (!mr) {
+			ibpost_wr_mrs_put(q, mrs, n, *nhit);
+			*nhit = 0;
 			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a live MR of this device\n",
 					    i, sg[i].addr, sg[i].length,
 					    sg[i].lkey);
 			return -EINVAL;
 		}
+		if (hit)
+			(*nhit)++;
+		else
+			mrs[n++] = mr;
 	}
-	return num_sge;
+	return n;
 }
 
 /*
@@ -676,6 +693,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	size_t size;
 	u32 used;
 	int nmr;
+	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_post_begin(&p, wr);
@@ -692,9 +710,10 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
 			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = 0;
+		nhit = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
 			nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge,
-						 mrs, slot_mrs);
+						 mrs, slot_mrs, &nhit);
 			if (nmr < 0) {
 				p.ret = nmr;
 				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
@@ -702,7 +721,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			}
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_put_users(slot_mrs, nmr);
+			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -720,7 +739,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 				p.rule = IBPOST_RULE_READ_SINK;
 		}
 		if (p.ret) {
-			ibpost_mr_put_users(slot_mrs, nmr);
+			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
 			break;
 		}
 
@@ -744,6 +763,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		slot->since_before = q->since_signal;
 		q->since_signal = sig ? 0 : q->since_signal + 1;
 		slot->nmr = nmr;
+		slot->nhit = nhit;
 		slot->sync = sync;
 		ibpost_stage_send(&p, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */
@@ -810,6 +830,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	struct ibpost_mr **slot_mrs;
 	u32 used;
 	int nmr;
+	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_post_begin(&p, wr);
@@ -835,14 +856,14 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
 			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
-					 slot_mrs);
+					 slot_mrs, &nhit);
 		if (nmr < 0) {
 			p.ret = nmr;
 			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 			break;
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_put_users(slot_mrs, nmr);
+			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -850,13 +871,14 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		}
 		p.ret = ibpost_fault_check();
 		if (p.ret) {
-			ibpost_mr_put_users(slot_mrs, nmr);
+			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
 					 true, true);
 		slot->nmr = nmr;
+		slot->nhit = nhit;
 		slot->sync = NULL;
 		ibpost_stage_recv(&p, slot, cur);
 		next = cur->next;

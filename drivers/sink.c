@@ -159,19 +159,15 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
 	struct ibpost_sink *s = &q->sinks[slot - q->slots];
 
 	lockdep_assert_held(&q->lock);
-	if (WARN_ON_ONCE(s->dirty || slot->nmr != 1))
+	if (WARN_ON_ONCE(s->dirty || slot->nmr + slot->nhit != 1))
 		return;
 	s->dirty = true;
-	s->pin = ibpost_slot_mrs(q, slot)[0];
+	/* The pin counts a user of its own, past the slot's release. */
+	s->pin = slot->nhit ? ibpost_mr_hit_pin(q) : ibpost_slot_mrs(q, slot)[0];
 	slot->nmr = 0;
+	slot->nhit = 0;
 	slot->sink = false;
 	queue_work(system_wq, &q->sink_work);
-}
-
-bool ibpost_sink_wanted(struct ibpost_queue *q, const struct ib_send_wr *wr)
-{
-	return q->sinks && wr->opcode == IB_WR_RDMA_READ &&
-	       wr->num_sge == 1 && wr->sg_list[0].length;
 }
 
 /*

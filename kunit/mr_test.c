@@ -64,6 +64,70 @@ static void ibpost_dereg_mr_busy_while_posted(struct kunit *test)
 	ibpost_test_buf_fini(&extra);
 }
 
+/* One SEND from a, to b's oldest receive: its completion's context. */
+static void *hit_send_one(struct kunit *test, struct ibpost_test_pair *p)
+{
+	struct ibpost_comp comp = {};
+
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send(p->a, CTX(9), p->abuf.buf,
+						  64, p->abuf.mr, 0));
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	return comp.context;
+}
+
+/* Deregister @b's MR, which must have no user left, and free it. */
+static void hit_dereg(struct kunit *test, struct ibpost_test_buf *b)
+{
+	int ret = ibpost_dereg_mr(b->mr);
+
+	KUNIT_EXPECT_EQ(test, 0, ret);
+	if (!ret)
+		kfree(b->buf);
+	b->buf = NULL;
+}
+
+/*
+ * A queue counts the SGEs in its hit MR itself, holding one user of the
+ * MR for them all, and keeps its hit while any is outstanding; an SGE in
+ * another MR meanwhile counts a user of its own. Receives stay posted
+ * until a SEND takes them, in order: r1 in m1 (the hit), r2 in m2
+ * (counted on m2), then, m1 gone, r3 in m2, which becomes the hit while
+ * r2 is still out. r2's completion must release r2's own user, not one
+ * of the hit's SGEs: m2 stays busy until r3 is done too.
+ */
+static void ibpost_mr_hit_users_per_queue(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_test_buf m1, m2;
+
+	ibpost_test_buf_init(test, &m1, p->dev, NULL, 256, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &m2, p->dev, NULL, 256, IBPOST_TEST_MSGS);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), m1.buf, 256,
+						  m1.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), m2.buf, 256,
+						  m2.mr));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m1.mr));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m2.mr));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m1.mr));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m2.mr));
+
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), hit_send_one(test, p));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m1.mr));
+	hit_dereg(test, &m1);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(3), m2.buf, 256,
+						  m2.mr));
+	KUNIT_EXPECT_EQ(test, 2, ibpost_test_mr_users(m2.mr));
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), hit_send_one(test, p));
+	KUNIT_ASSERT_EQ(test, 1, ibpost_test_mr_users(m2.mr));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m2.mr));
+
+	KUNIT_EXPECT_PTR_EQ(test, CTX(3), hit_send_one(test, p));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m2.mr));
+	hit_dereg(test, &m2);
+}
+
 /* One RDMA op from a to b; returns its completion status. */
 static enum ib_wc_status ibpost_test_rdma(struct kunit *test,
 					  struct ibpost_test_pair *p,
@@ -357,6 +421,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
 	KUNIT_CASE(ibpost_dereg_mr_busy_while_posted),
+	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
 	KUNIT_CASE(ibpost_reg_write_window_is_exact),
