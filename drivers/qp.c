@@ -32,33 +32,10 @@
 #include <linux/vmalloc.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
+#include "ibpost_cq.h"
 #include "ibpost_internal.h"
 #include "ibpost_rc.h"
 #include "ibpost_trace.h"
-
-/*
- * ib_free_cq(), once the CQ's QP is gone. On an IB_POLL_SOFTIRQ CQ,
- * ib_core's ib_poll_handler() clears IRQ_POLL_F_SCHED (irq_poll_complete)
- * before it re-arms the CQ (ib_req_notify_cq), so ib_free_cq()'s
- * irq_poll_disable() can return while a handler on another CPU still
- * uses the CQ it then frees (a KASAN use-after-free in
- * rxe_req_notify_cq, seen on 6.12 with two CPUs; the code is the same in
- * 6.1). With the QP destroyed nothing schedules the poll again but a
- * running handler, so wait until none is scheduled and every one that
- * ran has returned: it runs with bottom halves off, which
- * synchronize_rcu() waits for.
- */
-static void ibpost_free_cq(struct ib_cq *cq)
-{
-	if (cq->poll_ctx == IB_POLL_SOFTIRQ) {
-		do {
-			while (test_bit(IRQ_POLL_F_SCHED, &cq->iop.state))
-				usleep_range(100, 200);
-			synchronize_rcu();
-		} while (test_bit(IRQ_POLL_F_SCHED, &cq->iop.state));
-	}
-	ib_free_cq(cq);
-}
 
 static unsigned int default_signal_interval = 16;
 module_param(default_signal_interval, uint, 0644);

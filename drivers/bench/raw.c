@@ -30,7 +30,8 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include "bench.h"
-/* ibpost's own loopback RC attributes, header only: no ibpost call. */
+/* ibpost's CQ release and loopback RC attributes: headers, no ibpost call. */
+#include "../ibpost_cq.h"
 #include "../ibpost_rc.h"
 
 #define BENCH_RAW_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
@@ -161,9 +162,9 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 out_destroy_qp:
 	ib_destroy_qp(s->qp);
 out_free_rcq:
-	ib_free_cq(s->rcq);
+	ibpost_free_cq(s->rcq);
 out_free_scq:
-	ib_free_cq(s->scq);
+	ibpost_free_cq(s->scq);
 	return ret;
 }
 
@@ -171,8 +172,9 @@ static void bench_raw_side_destroy(struct bench_run *run,
 				   struct bench_side *s)
 {
 	ib_destroy_qp(s->qp);
-	ib_free_cq(s->rcq);
-	ib_free_cq(s->scq);
+	/* Not ib_free_cq(): see ibpost_cq.h. */
+	ibpost_free_cq(s->rcq);
+	ibpost_free_cq(s->scq);
 	kfree(s->txq.ctx);
 }
 
