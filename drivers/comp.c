@@ -39,23 +39,16 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 	q->done_fn = is_send ? qp->attr.send_done : qp->attr.recv_done;
 }
 
-/* Fill the slot at q->head for posting; the caller checked for room. */
-struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
-				      bool signaled, bool user_signaled)
+/* What never changes in a slot of @q's ring, set once, not per post. */
+void ibpost_queue_slots_init(struct ibpost_queue *q)
 {
-	struct ibpost_slot *slot = &q->slots[q->head & q->mask];
+	u32 i;
 
-	lockdep_assert_held(&q->lock);
-	slot->cqe.done = q->is_send ? ibpost_send_done : ibpost_recv_done;
-	slot->queue = q;
-	slot->context = context;
-	slot->state = IBPOST_SLOT_POSTED;
-	slot->signaled = signaled;
-	slot->user_signaled = user_signaled;
-	slot->synthetic = false;
-	slot->sink = false;
-	slot->pos = q->head++;
-	return slot;
+	for (i = 0; i <= q->mask; i++) {
+		q->slots[i].cqe.done = q->is_send ? ibpost_send_done :
+						    ibpost_recv_done;
+		q->slots[i].queue = q;
+	}
 }
 
 /*

@@ -196,8 +196,9 @@ static inline bool ibpost_dev_iwarp(const struct ibpost_dev *dev)
  * @access: IB_ACCESS_* granted
  * @users: SGEs of posted WRs referencing this MR, not yet completed, each
  *         counted here, plus one for each queue with SGEs outstanding
- *         in it as its hit (struct ibpost_queue): 0 exactly when no
- *         posted WR references the MR
+ *         in it as its hit (struct ibpost_queue), plus one for each
+ *         dirty READ sink pinning it (sink.c): 0 exactly when no posted
+ *         WR references the MR
  * @release_work: releases an MR whose internal WR outlived its waiter
  * @dead: the provider objects are released (by ibpost_dereg_mr() or by
  *        device removal); only the final free is left to do
@@ -439,12 +440,19 @@ static inline bool ibpost_sink_wanted(struct ibpost_queue *q,
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
 void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
 			struct ib_send_wr *wr);
-struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
-				    struct ibpost_slot *slot,
-				    struct ib_send_wr *wr);
+struct ib_send_wr *__ibpost_sink_head(struct ibpost_queue *q,
+				      struct ibpost_slot *slot);
 bool ibpost_sink_reg_index(struct ibpost_queue *q,
 			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
+
+/* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
+static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
+						  struct ibpost_slot *slot,
+						  struct ib_send_wr *wr)
+{
+	return slot->sink ? __ibpost_sink_head(q, slot) : wr;
+}
 
 /* Whether @sge lies inside @mr, under one of its keys. */
 static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
@@ -496,6 +504,28 @@ static inline struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q,
 		return mr;
 	}
 	return __ibpost_mr_pin(q, mr, hit);
+}
+
+/*
+ * Fill the slot at q->head for posting; the caller checked for room. Its
+ * cqe and queue were set when the ring was (ibpost_queue_slots_init()).
+ */
+static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
+						    void *context,
+						    bool signaled,
+						    bool user_signaled)
+{
+	struct ibpost_slot *slot = &q->slots[q->head & q->mask];
+
+	lockdep_assert_held(&q->lock);
+	slot->context = context;
+	slot->state = IBPOST_SLOT_POSTED;
+	slot->signaled = signaled;
+	slot->user_signaled = user_signaled;
+	slot->synthetic = false;
+	slot->sink = false;
+	slot->pos = q->head++;
+	return slot;
 }
 
 /* The MR array of @slot, a slot of @q's ring. */
@@ -613,8 +643,7 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
 /* comp.c */
 void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 		       bool is_send);
-struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q, void *context,
-				      bool signaled, bool user_signaled);
+void ibpost_queue_slots_init(struct ibpost_queue *q);
 void ibpost_sync_put(struct ibpost_sync *sync);
 void ibpost_queue_finish_synthetic(struct ibpost_queue *q);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);

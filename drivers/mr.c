@@ -690,7 +690,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 		WRITE_ONCE(mr->revoked, false);
 		spin_unlock_bh(&dev->mr_lock);
 		mutex_unlock(&dev->qp_lock);
-		pr_debug("dereg_mr: %d posted SGEs still use the MR\n",
+		pr_debug("dereg_mr: posted WRs still use the MR (%d users)\n",
 			 atomic_read(&mr->users));
 		trace_ibpost_mr_dereg(mr, 0, 0, -EBUSY);
 		return -EBUSY;

@@ -146,8 +146,9 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 		qp->attr.max_send_wr = min_t(u32, qp->attr.max_send_wr / 2,
 					     (qp->sq.cq->cqe - 1) / 2);
 	qp->attr.max_recv_wr = init.cap.max_recv_wr - 1;
-	qp->attr.max_send_sge = init.cap.max_send_sge;
-	qp->attr.max_recv_sge = init.cap.max_recv_sge;
+	/* A slot counts its WR's MRs in bytes (struct ibpost_slot). */
+	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
+	qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge, U8_MAX);
 	qp->attr.max_inline_data = init.cap.max_inline_data;
 	return 0;
 }
@@ -263,6 +264,7 @@ static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 		ibpost_queue_free(q);
 		return -ENOMEM;
 	}
+	ibpost_queue_slots_init(q);
 	q->depth = depth;
 	return 0;
 }

@@ -222,14 +222,11 @@ void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
 	slot->sink = true;
 }
 
-/* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
-struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
-				    struct ibpost_slot *slot,
-				    struct ib_send_wr *wr)
+/* The REG_MR of @slot's sink, first in the provider's chain (inline). */
+struct ib_send_wr *__ibpost_sink_head(struct ibpost_queue *q,
+				      struct ibpost_slot *slot)
 {
-	if (slot->sink)
-		return &q->sinks[slot - q->slots].reg.wr;
-	return wr;
+	return &q->sinks[slot - q->slots].reg.wr;
 }
 
 /*

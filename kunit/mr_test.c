@@ -87,45 +87,65 @@ static void hit_dereg(struct kunit *test, struct ibpost_test_buf *b)
 	b->buf = NULL;
 }
 
+/* A receive of b into @m1 (64 bytes) and @m2 (64), looked up by SGE. */
+static int hit_recv2(struct ibpost_test_pair *p, void *ctx,
+		     struct ibpost_test_buf *m1, struct ibpost_test_buf *m2)
+{
+	struct ib_recv_wr wr = { .wr_id = (uintptr_t)ctx, .num_sge = 0 };
+	struct ib_sge sge[2];
+
+	if (ibpost_mr_sge(m1->mr, m1->buf, 64, &sge[wr.num_sge++]))
+		return -EINVAL;
+	if (m2 && ibpost_mr_sge(m2->mr, m2->buf, 64, &sge[wr.num_sge++]))
+		return -EINVAL;
+	wr.sg_list = sge;
+	return ibpost_post_recv_list(p->b, &wr, NULL);
+}
+
 /*
  * A queue counts the SGEs in its hit MR itself, holding one user of the
  * MR for them all, and keeps its hit while any is outstanding; an SGE in
  * another MR meanwhile counts a user of its own. Receives stay posted
- * until a SEND takes them, in order: r1 in m1 (the hit), r2 in m2
- * (counted on m2), then, m1 gone, r3 in m2, which becomes the hit while
- * r2 is still out. r2's completion must release r2's own user, not one
- * of the hit's SGEs: m2 stays busy until r3 is done too.
+ * until a SEND takes them, in order: r1 in m1 (the hit); r2 in m2 and m1
+ * (m2 counted on m2, m1 in the hit); r3 in m2; then, m1 gone, r4 in m2,
+ * which becomes the hit while r2 and r3 are still out. Their completions
+ * must release their own users, not the hit's SGEs: m2 stays busy until
+ * r4 is done too. Seed operations (the MR named) and SGE lookups alike.
  */
 static void ibpost_mr_hit_users_per_queue(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
-	struct ibpost_test_buf m1, m2;
+	struct ibpost_test_buf *m1, *m2;
 
-	ibpost_test_buf_init(test, &m1, p->dev, NULL, 256, IBPOST_TEST_MSGS);
-	ibpost_test_buf_init(test, &m2, p->dev, NULL, 256, IBPOST_TEST_MSGS);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), m1.buf, 256,
-						  m1.mr));
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), m2.buf, 256,
-						  m2.mr));
-	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m1.mr));
-	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m2.mr));
-	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m1.mr));
-	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m2.mr));
+	m1 = ibpost_test_buf_new(test, p->dev, 256);
+	m2 = ibpost_test_buf_new(test, p->dev, 256);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), m1->buf, 64,
+						  m1->mr));
+	KUNIT_ASSERT_EQ(test, 0, hit_recv2(p, CTX(2), m2, m1));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(3), m2->buf, 64,
+						  m2->mr));
+	/* Two WRs in m1, one user: the queue's. */
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m1->mr));
+	KUNIT_EXPECT_EQ(test, 2, ibpost_test_mr_users(m2->mr));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m1->mr));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m2->mr));
 
 	KUNIT_EXPECT_PTR_EQ(test, CTX(1), hit_send_one(test, p));
-	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m1.mr));
-	hit_dereg(test, &m1);
-
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(3), m2.buf, 256,
-						  m2.mr));
-	KUNIT_EXPECT_EQ(test, 2, ibpost_test_mr_users(m2.mr));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m1->mr));
 	KUNIT_EXPECT_PTR_EQ(test, CTX(2), hit_send_one(test, p));
-	KUNIT_ASSERT_EQ(test, 1, ibpost_test_mr_users(m2.mr));
-	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m2.mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m1->mr));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m2->mr));
+	hit_dereg(test, m1);
 
+	KUNIT_ASSERT_EQ(test, 0, hit_recv2(p, CTX(4), m2, NULL));
+	KUNIT_EXPECT_EQ(test, 2, ibpost_test_mr_users(m2->mr));
 	KUNIT_EXPECT_PTR_EQ(test, CTX(3), hit_send_one(test, p));
-	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m2.mr));
-	hit_dereg(test, &m2);
+	KUNIT_ASSERT_EQ(test, 1, ibpost_test_mr_users(m2->mr));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(m2->mr));
+
+	KUNIT_EXPECT_PTR_EQ(test, CTX(4), hit_send_one(test, p));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m2->mr));
+	hit_dereg(test, m2);
 }
 
 /* One RDMA op from a to b; returns its completion status. */
