@@ -200,8 +200,8 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_send_slot, IBPOST_NS);
  * Context: Any context.
  * Return: the MR's users: one for each SGE of a WR not yet completed
  * that uses @mr outside a queue's hit, one for each queue whose hit @mr
- * is with SGEs outstanding (see mr.c); 0 exactly when no posted WR uses
- * @mr.
+ * is with SGEs outstanding (see mr.c), one for each dirty READ sink
+ * pinning it; 0 exactly when no posted WR uses @mr.
  */
 int ibpost_test_mr_users(struct ibpost_mr *mr)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Freeing a CQ safely, for ibpost and for the benchmark's raw verbs side,
- * which must not call ibpost (so this header holds a static inline only).
+ * which must not post or complete through ibpost (so this header holds a
+ * static inline only).
  */
 #ifndef _IBPOST_CQ_H
 #define _IBPOST_CQ_H
@@ -22,6 +23,8 @@
  * schedules the poll again but a running handler, so wait until none is
  * scheduled and every one that ran has returned: it runs with bottom
  * halves off, which synchronize_rcu() waits for.
+ *
+ * Context: Process context; sleeps.
  */
 static inline void ibpost_free_cq(struct ib_cq *cq)
 {

@@ -25,7 +25,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -146,7 +145,7 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 		qp->attr.max_send_wr = min_t(u32, qp->attr.max_send_wr / 2,
 					     (qp->sq.cq->cqe - 1) / 2);
 	qp->attr.max_recv_wr = init.cap.max_recv_wr - 1;
-	/* A slot counts its WR's MRs in bytes (struct ibpost_slot). */
+	/* Asked for at most U8_MAX (above): a provider may grant more. */
 	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
 	qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge, U8_MAX);
 	qp->attr.max_inline_data = init.cap.max_inline_data;
@@ -283,6 +282,12 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 	    attr->max_send_wr >= U32_MAX / 2 || attr->max_recv_wr >= U32_MAX / 2 ||
 	    attr->poll_ctx > IB_POLL_DIRECT) {
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
+		return -EINVAL;
+	}
+	/* A slot counts its WR's MRs in bytes (struct ibpost_slot). */
+	if (attr->max_send_sge > U8_MAX || attr->max_recv_sge > U8_MAX) {
+		pr_warn_ratelimited("qp_create: at most %u SGEs per WR\n",
+				    U8_MAX);
 		return -EINVAL;
 	}
 	if (attr->qp_type == IB_QPT_UD && ibpost_dev_iwarp(dev)) {

@@ -85,6 +85,13 @@ static void ibpost_qp_create_rejects_bad_attr(struct kunit *test)
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.poll_ctx = IB_POLL_DIRECT + 1;
 	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+	/* A slot counts a WR's MRs in a byte. */
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_sge = 256;
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_recv_sge = 256;
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
 	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, NULL)));
 }
 

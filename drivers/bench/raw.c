@@ -30,7 +30,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include "bench.h"
-/* ibpost's CQ release and loopback RC attributes: headers, no ibpost call. */
+/* ibpost's CQ release and loopback RC attributes: headers, no post. */
 #include "../ibpost_cq.h"
 #include "../ibpost_rc.h"
 

@@ -66,8 +66,8 @@ void ibpost_unregister_client(struct ibpost_client *client);
  * @qp_type: IB_QPT_RC or IB_QPT_UD
  * @max_send_wr: send queue depth wanted
  * @max_recv_wr: receive queue depth wanted
- * @max_send_sge: scatter/gather entries per send WR
- * @max_recv_sge: scatter/gather entries per receive WR
+ * @max_send_sge: scatter/gather entries per send WR (at most 255)
+ * @max_recv_sge: scatter/gather entries per receive WR (at most 255)
  * @max_inline_data: bytes of inline data per send WR
  * @signal_interval: force a signaled WR at least every this many send WRs
  *                   (0: ibpost chooses)
