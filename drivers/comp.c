@@ -51,6 +51,15 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 	}
 }
 
+/* The WR of @slot is over, or was not queued: its buffers may go. */
+static void ibpost_slot_release(struct ibpost_queue *q,
+				struct ibpost_slot *slot)
+{
+	ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr, slot->nhit);
+	slot->nmr = 0;
+	slot->nhit = 0;
+}
+
 /*
  * Undo the newest claims (a post the provider refused). The signal
  * interval counts on from the last WR really queued.
@@ -61,10 +70,7 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 	while (count--) {
 		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
 
-		ibpost_mr_put_users(ibpost_slot_mrs(q, slot), slot->nmr);
-		ibpost_mr_hit_put(q, slot->nhit);
-		slot->nmr = 0;
-		slot->nhit = 0;
+		ibpost_slot_release(q, slot);
 		if (slot->sync)
 			ibpost_sync_put(slot->sync);
 		slot->sync = NULL;
@@ -77,16 +83,6 @@ void ibpost_sync_put(struct ibpost_sync *sync)
 {
 	if (refcount_dec_and_test(&sync->ref))
 		kfree(sync);
-}
-
-/* The WR of @slot is over: its buffers may be released. */
-static void ibpost_slot_release(struct ibpost_queue *q,
-				struct ibpost_slot *slot)
-{
-	ibpost_mr_put_users(ibpost_slot_mrs(q, slot), slot->nmr);
-	ibpost_mr_hit_put(q, slot->nhit);
-	slot->nmr = 0;
-	slot->nhit = 0;
 }
 
 static void ibpost_queue_advance(struct ibpost_queue *q)

@@ -663,6 +663,8 @@ struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge);
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);
 void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n);
+void ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
+			unsigned int nmr, unsigned int nhit);
 struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
 void ibpost_mr_release_orphan(struct ibpost_mr *mr);

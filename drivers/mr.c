@@ -478,19 +478,6 @@ static bool ibpost_mr_get_live(struct ibpost_mr *mr)
  * in the q->mr_hit of its release.
  */
 
-/* One more SGE in @q's hit @mr; the queue's user taken first. */
-static bool ibpost_mr_hit_take(struct ibpost_queue *q, struct ibpost_mr *mr)
-{
-	if (q->hit_users) {
-		q->hit_users++;
-		return true;
-	}
-	if (!ibpost_mr_get_live(mr))
-		return false;
-	q->hit_users = 1;
-	return true;
-}
-
 /*
  * @mr, with a user counted for the SGE at hand, becomes @q's hit when the
  * old one has no SGE outstanding; that user becomes the queue's. Return:
@@ -526,10 +513,9 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 	struct ibpost_mr *mr = q->mr_hit;
 
 	lockdep_assert_held(&q->lock);
-	*hit = mr && ibpost_mr_covers(mr, sge) && ibpost_mr_hit_take(q, mr);
-	if (*hit)
-		return mr;
-	mr = ibpost_mr_lookup(q->qp->dev, sge);
+	/* The hit, live again, or whichever MR holds @sge now. */
+	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
+		mr = ibpost_mr_lookup(q->qp->dev, sge);
 	*hit = mr && ibpost_mr_hit_adopt(q, mr);
 	return mr;
 }
@@ -551,13 +537,7 @@ struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
 {
 	lockdep_assert_held(&q->lock);
 	*hit = false;
-	if (!mr || mr->dev != q->qp->dev)
-		return NULL;
-	if (mr == q->mr_hit && ibpost_mr_hit_take(q, mr)) {
-		*hit = true;
-		return mr;
-	}
-	if (!ibpost_mr_get_live(mr))
+	if (!mr || mr->dev != q->qp->dev || !ibpost_mr_get_live(mr))
 		return NULL;
 	*hit = ibpost_mr_hit_adopt(q, mr);
 	return mr;
@@ -572,6 +552,14 @@ void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n)
 	q->hit_users -= n;
 	if (!q->hit_users)
 		atomic_dec(&q->mr_hit->users);
+}
+
+/* Release a WR's MR uses: @nmr listed in @mrs, @nhit in @q's hit. */
+void ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
+			unsigned int nmr, unsigned int nhit)
+{
+	ibpost_mr_put_users(mrs, nmr);
+	ibpost_mr_hit_put(q, nhit);
 }
 
 /*

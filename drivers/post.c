@@ -115,14 +115,6 @@ static bool ibpost_opcode_takes_inline(enum ib_wr_opcode op)
 	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
-/* Release the MR uses of a WR that is not queued after all. */
-static void ibpost_wr_mrs_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
-			      int nmr, u8 nhit)
-{
-	ibpost_mr_put_users(mrs, nmr);
-	ibpost_mr_hit_put(q, nhit);
-}
-
 /*
  * Find (or take from @given) the MR of every SGE of a WR and count its
  * use: in the queue's hit (*@nhit of them), or listed in @mrs with a user
@@ -143,7 +135,7 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 		else
 			mr = ibpost_mr_find(q, &sg[i], &hit);
 		if (!mr) {
-			ibpost_wr_mrs_put(q, mrs, n, *nhit);
+			ibpost_mr_uses_put(q, mrs, n, *nhit);
 			*nhit = 0;
 			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a live MR of this device\n",
 					    i, sg[i].addr, sg[i].length,
@@ -721,7 +713,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			}
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -739,7 +731,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 				p.rule = IBPOST_RULE_READ_SINK;
 		}
 		if (p.ret) {
-			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
 			break;
 		}
 
@@ -863,7 +855,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			break;
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -871,7 +863,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		}
 		p.ret = ibpost_fault_check();
 		if (p.ret) {
-			ibpost_wr_mrs_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
