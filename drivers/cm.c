@@ -70,13 +70,43 @@ static bool ibpost_cm_event_ends(enum rdma_cm_event_type event)
 }
 
 /*
+ * iWARP: the ORD the connection negotiated. rdma_cm's ESTABLISHED carries
+ * the provider's ird as initiator_depth and its ord as
+ * responder_resources (cma_iw_handler()); siw, erdma and irdma report
+ * there the IRD and ORD their QP uses (siw_cm_upcall()), so the ORD is
+ * read from there, not from a query (siw's reports the two swapped). A
+ * provider not known to (cxgb4 reports them the other way round) is
+ * taken to have an ORD unless both are 0.
+ */
+static void ibpost_cm_iwarp_ord(struct ibpost_qp *qp,
+				const struct rdma_cm_event *ev)
+{
+	u8 ord = ev->param.conn.responder_resources;
+
+	switch (qp->dev->ibdev->ops.driver_id) {
+	case RDMA_DRIVER_SIW:
+	case RDMA_DRIVER_ERDMA:
+	case RDMA_DRIVER_IRDMA:
+		break;
+	default:
+		ord = max(ord, ev->param.conn.initiator_depth);
+		break;
+	}
+	WRITE_ONCE(qp->ord, ord);
+	pr_debug("qp %u: iWARP connection with ORD %u, IRD %u\n", qp->qpn,
+		 ev->param.conn.responder_resources,
+		 ev->param.conn.initiator_depth);
+}
+
+/*
  * Follow the state rdma_cm put the QP in; when the connection ended, move
  * it to ERR ourselves (a DREQ from the peer leaves it in RTS until the
  * consumer's rdma_disconnect()), so outstanding WRs flush now.
  */
 static void ibpost_cm_sync_state(struct ibpost_qp *qp,
-				 enum rdma_cm_event_type event)
+				 const struct rdma_cm_event *ev)
 {
+	enum rdma_cm_event_type event = ev->event;
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct ib_qp_init_attr init;
 
@@ -102,12 +132,18 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 		 * Not from a query: see the top of this file. A completion
 		 * may have found the QP in ERR meanwhile: keep that.
 		 */
-		if (event == RDMA_CM_EVENT_ESTABLISHED)
+		if (event == RDMA_CM_EVENT_ESTABLISHED) {
+			ibpost_cm_iwarp_ord(qp, ev);
 			ibpost_set_state_from(qp, IB_QPS_INIT, IB_QPS_RTS);
+		}
 		return;
 	}
-	if (!ib_query_qp(qp->ibqp, &qa, IB_QP_STATE, &init))
-		ibpost_set_state(qp, qa.qp_state);
+	if (ib_query_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_MAX_QP_RD_ATOMIC,
+			&init))
+		return;
+	if (qa.qp_state == IB_QPS_RTS || qa.qp_state == IB_QPS_SQD)
+		WRITE_ONCE(qp->ord, qa.max_rd_atomic);
+	ibpost_set_state(qp, qa.qp_state);
 }
 
 static int ibpost_cm_handler(struct rdma_cm_id *id,
@@ -130,7 +166,7 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 		/* The reference keeps qp; its mutex orders us with teardown. */
 		mutex_lock(&qp->mutex);
 		if (qp->cm_id == id)
-			ibpost_cm_sync_state(qp, event->event);
+			ibpost_cm_sync_state(qp, event);
 		mutex_unlock(&qp->mutex);
 		pr_debug("cm event %s (%d) on qp %u\n",
 			 rdma_event_msg(event->event), event->status, qp->qpn);

@@ -567,6 +567,11 @@ struct ibpost_marker {
  * @flush_work: completes synthetic (ERR-state) WRs
  * @dead: the device is gone: posts fail with -ENODEV
  * @left_reset: the QP was moved out of RESET at least once
+ * @ord: RC: the READs and atomics it may have outstanding as initiator
+ *       (its max_rd_atomic, or on iWARP the ORD its connection
+ *       negotiated); 0 refuses them at post, where a provider would
+ *       stall them (rxe) or fail its send queue after queuing them (siw).
+ *       Set before the state that allows sends
  * @port: the port the QP is bound to
  * @debugfs: this QP's debugfs file, or NULL
  * @drain_ah: UD only: an address handle for the send queue's drain marker
@@ -600,6 +605,7 @@ struct ibpost_qp {
 	struct work_struct flush_work;
 	bool dead;
 	bool left_reset;
+	u8 ord;
 	u32 port;
 	struct dentry *debugfs;
 	struct ib_ah *drain_ah;
@@ -691,6 +697,7 @@ enum ibpost_rule {
 	IBPOST_RULE_READ_FENCED,	/* iWARP */
 	IBPOST_RULE_READ_TOO_LONG,	/* iWARP: one sink registration */
 	IBPOST_RULE_READ_SINK,		/* iWARP: the slot's sink unusable */
+	IBPOST_RULE_NO_ORD,		/* READ/atomic, initiator depth 0 */
 	IBPOST_RULE_ATOMIC_MALFORMED,
 	IBPOST_RULE_UD_NO_AH,
 	IBPOST_RULE_AH_OTHER_DEVICE,

@@ -151,6 +151,21 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 }
 
 /*
+ * A READ or atomic needs an initiator depth: with none, rxe never sends
+ * it (its send queue stalls behind it) and siw fails its send queue after
+ * queuing the whole chain, so it is refused before the provider. In ERR
+ * it goes to the flush like any WR (q->lock held: the state is stable).
+ */
+static enum ibpost_rule ibpost_ord_check(struct ibpost_qp *qp)
+{
+	if (READ_ONCE(qp->ord) || qp->state == IB_QPS_ERR)
+		return IBPOST_RULE_NONE;
+	pr_warn_ratelimited("post_send: a READ or atomic on qp %u, whose initiator depth (max_rd_atomic, the connection's ORD) is 0\n",
+			    qp->qpn);
+	return IBPOST_RULE_NO_ORD;
+}
+
+/*
  * A READ's sink SGEs: at most the device's max_sge_rd (0: no limit of its
  * own), and on iWARP exactly one, the tagged READ response's target.
  * Return: the rule @wr breaks, or IBPOST_RULE_NONE.
@@ -159,7 +174,10 @@ static enum ibpost_rule ibpost_read_check(struct ibpost_qp *qp,
 					  const struct ib_send_wr *wr)
 {
 	u32 max = qp->dev->ibdev->attrs.max_sge_rd ?: U32_MAX;
+	enum ibpost_rule rule = ibpost_ord_check(qp);
 
+	if (rule)
+		return rule;
 	if (wr->num_sge > max) {
 		pr_warn_ratelimited("post_send: a READ takes at most %u SGEs on %s (max_sge_rd), not %d\n",
 				    max, qp->dev->name, wr->num_sge);
@@ -242,6 +260,9 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 	}
 	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		rule = ibpost_ord_check(qp);
+		if (rule)
+			return rule;
 		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
 		    !IS_ALIGNED(wr->sg_list[0].addr, 8) ||
 		    !IS_ALIGNED(atomic_wr(wr)->remote_addr, 8)) {
@@ -785,7 +806,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
  * Return: 0; -ENODEV when the device is gone; -ENOTCONN when the QP is not
  * in RTS (or ERR); -EINVAL for an opcode unknown or invalid for the QP or
  * device, too many SGEs, bad inline use, an SGE outside every registered
- * MR, a malformed atomic or a UD send without AH; -ENOMEM when the send
+ * MR, a malformed atomic, a READ or atomic on a QP whose initiator depth
+ * (max_rd_atomic, on iWARP the connection's ORD) is 0, or a UD send
+ * without AH; -ENOMEM when the send
  * queue has no free slot; or the provider's error.
  */
 int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,

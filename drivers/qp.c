@@ -693,9 +693,11 @@ static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
 
 	mask = ibpost_rc_rts_attr(&qa, ibdev);
 	ret = ib_modify_qp(qp->ibqp, &qa, mask);
-	if (!ret)
-		ibpost_set_state(qp, IB_QPS_RTS);
-	return ret;
+	if (ret)
+		return ret;
+	WRITE_ONCE(qp->ord, qa.max_rd_atomic);
+	ibpost_set_state(qp, IB_QPS_RTS);
+	return 0;
 }
 
 /**
@@ -943,7 +945,14 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 			goto out_unlock;
 	}
 	ret = ib_modify_qp(qp->ibqp, attr, attr_mask);
-	if (ret || !(attr_mask & IB_QP_STATE))
+	if (ret)
+		goto out_unlock;
+	/* RESET clears it; IBA's default is none. */
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
+		WRITE_ONCE(qp->ord, min_t(u32, attr->max_rd_atomic, U8_MAX));
+	else if (to_reset)
+		WRITE_ONCE(qp->ord, 0);
+	if (!(attr_mask & IB_QP_STATE))
 		goto out_unlock;
 	if (attr->qp_state != IB_QPS_RESET)
 		qp->left_reset = true;

@@ -30,6 +30,7 @@ struct cm_conn {
 	struct rdma_cm_id *listen;
 	struct cm_side client, server;
 	struct ibpost_qp_attr attr;
+	u8 depth;			/* both sides' initiator depth */
 	wait_queue_head_t wq;
 	struct ibpost_test_buf sbuf, cbuf, sw, sr;
 };
@@ -37,7 +38,7 @@ struct cm_conn {
 static void cm_accept(struct cm_conn *c, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = {
-		.responder_resources = 4, .initiator_depth = 4,
+		.responder_resources = c->depth, .initiator_depth = c->depth,
 		.rnr_retry_count = 7,
 	};
 
@@ -103,11 +104,17 @@ static struct sockaddr_in cm_addr(struct kunit *test, u16 port)
 	return sin;
 }
 
-/* Listen on @port, connect a client to it; both QPs through ibpost. */
-static struct cm_conn *cm_connect(struct kunit *test, u16 port)
+/*
+ * Listen on @port, connect a client to it; both QPs through ibpost, each
+ * side with @depth READs and atomics in flight as initiator and as
+ * responder (a side's ORD is the least of its initiator depth and the
+ * peer's responder resources).
+ */
+static struct cm_conn *cm_connect_depth(struct kunit *test, u16 port,
+					u8 depth)
 {
 	struct rdma_conn_param param = {
-		.responder_resources = 4, .initiator_depth = 4,
+		.responder_resources = depth, .initiator_depth = depth,
 		.retry_count = 6, .rnr_retry_count = 7,
 	};
 	struct sockaddr_in sin = cm_addr(test, port);
@@ -117,6 +124,7 @@ static struct cm_conn *cm_connect(struct kunit *test, u16 port)
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->test = test;
+	c->depth = depth;
 	init_waitqueue_head(&c->wq);
 	ibpost_test_attr(&c->attr, IB_QPT_RC);
 	c->attr.max_recv_wr = CM_RECVS;
@@ -173,6 +181,11 @@ static struct cm_conn *cm_connect(struct kunit *test, u16 port)
 	ibpost_test_buf_init(test, &c->sr, dev, c->server.qp, 8192,
 			     IBPOST_TEST_READ);
 	return c;
+}
+
+static struct cm_conn *cm_connect(struct kunit *test, u16 port)
+{
+	return cm_connect_depth(test, port, 4);
 }
 
 /* Whether rdma_cm tracks @id under the restrack id @qp recorded. */
@@ -301,6 +314,79 @@ static void ibpost_cm_partial_post(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, (uintptr_t)comp.context, (uintptr_t)i + 1);
 	}
 	KUNIT_EXPECT_EQ(test, memcmp(cb, c->sw.buf, 4096), 0);
+}
+
+/*
+ * A connection whose initiator depth is 0 may not issue READs: one in a
+ * chain is refused before the provider (rxe would stall its send queue
+ * behind it, siw fail its send queue after queuing the chain), exactly:
+ * the WRITE before it completes, nothing from it on is queued, and the
+ * send queue still works.
+ */
+static void ibpost_cm_read_without_initiator_depth(struct kunit *test)
+{
+	struct cm_conn *c = cm_connect_depth(test, 20005, 0);
+	const struct ib_send_wr *bad = NULL;
+	struct ib_rdma_wr wr[3] = {};
+	struct ibpost_comp comp;
+	struct ib_sge sge[3];
+	char *cb;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	cb = c->cbuf.buf;
+	ibpost_test_fill(cb, 3072, 0xc7);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, ibpost_mr_sge(c->cbuf.mr, cb + i * 1024,
+						    1024, &sge[i]), 0);
+		wr[i].wr.wr_id = i + 1;
+		wr[i].wr.opcode = i == 1 ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		wr[i].wr.send_flags = IB_SEND_SIGNALED;
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
+		wr[i].remote_addr = ibpost_mr_remote_addr(i == 1 ? c->sr.mr :
+							  c->sw.mr) + i * 1024;
+		wr[i].rkey = ibpost_mr_rkey(i == 1 ? c->sr.mr : c->sw.mr);
+		wr[i].wr.next = i < 2 ? &wr[i + 1].wr : NULL;
+	}
+	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(c->client.qp, &wr[0].wr,
+						    &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[1].wr);
+	ibpost_test_send_comp(test, c->client.qp, &comp);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, (uintptr_t)comp.context, 1UL);
+	ibpost_test_no_send_comp(test, c->client.qp);
+	KUNIT_EXPECT_EQ(test, memcmp(cb, c->sw.buf, 1024), 0);
+	KUNIT_EXPECT_EQ(test, ibpost_test_qp_state(test, c->client.qp),
+			IB_QPS_RTS);
+
+	/* The seed operation, and the server side, the same. */
+	KUNIT_EXPECT_EQ(test, ibpost_post_read(c->client.qp, cb, cb, 64,
+					       c->cbuf.mr, IB_SEND_SIGNALED,
+					       ibpost_mr_remote_addr(c->sr.mr),
+					       ibpost_mr_rkey(c->sr.mr)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ibpost_post_read(c->server.qp, NULL,
+					       c->sbuf.buf, 64, c->sbuf.mr,
+					       IB_SEND_SIGNALED,
+					       ibpost_mr_remote_addr(c->sr.mr),
+					       ibpost_mr_rkey(c->sr.mr)),
+			-EINVAL);
+	ibpost_test_no_send_comp(test, c->server.qp);
+
+	/* The rest, without the READ: the send queue was not stalled. */
+	wr[0].wr.next = &wr[2].wr;
+	KUNIT_EXPECT_EQ(test, ibpost_post_send_list(c->client.qp, &wr[0].wr,
+						    &bad), 0);
+	for (i = 0; i < 2; i++) {
+		ibpost_test_send_comp(test, c->client.qp, &comp);
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, (uintptr_t)comp.context,
+				i ? 3UL : 1UL);
+	}
+	ibpost_test_no_send_comp(test, c->client.qp);
+	KUNIT_EXPECT_EQ(test, memcmp(cb + 2048, (char *)c->sw.buf + 2048,
+				     1024), 0);
 }
 
 /*
@@ -482,6 +568,7 @@ out:
 static struct kunit_case ibpost_cm_cases[] = {
 	KUNIT_CASE(ibpost_cm_connect_and_move_data),
 	KUNIT_CASE(ibpost_cm_partial_post),
+	KUNIT_CASE(ibpost_cm_read_without_initiator_depth),
 	KUNIT_CASE(ibpost_cm_disconnect_flushes),
 	KUNIT_CASE(ibpost_cm_create_refused),
 	KUNIT_CASE(ibpost_cm_qp_outlives_refused_id),
