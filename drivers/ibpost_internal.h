@@ -380,6 +380,11 @@ struct ibpost_sink {
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
  * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
+ * @seed_lock: serializes the vector seed operations, which build their
+ *             SGEs in @seed_sge and @seed_mrs; taken with interrupts
+ *             disabled, before @lock
+ * @seed_sge: @max_sge SGEs for a vector seed operation
+ * @seed_mrs: their MRs
  * @mr_hit: the MR an SGE is looked for first: the last one found while
  *          @hit_users was 0
  * @hit_users: SGEs of posted WRs in @mr_hit; while not 0, the queue holds
@@ -417,6 +422,9 @@ struct ibpost_queue {
 	const void **stage_wr;
 	u32 stage_max;
 	struct ibpost_mr **spare_mrs;
+	spinlock_t seed_lock;	/* see the kernel-doc above */
+	struct ib_sge *seed_sge;
+	struct ibpost_mr **seed_mrs;
 	struct ibpost_mr *mr_hit;
 	u32 hit_users;
 	bool is_send;

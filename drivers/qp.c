@@ -216,14 +216,21 @@ static size_t ibpost_stage_wr_size(const struct ibpost_queue *q)
 	return q->is_send ? sizeof(*q->stage.send) : sizeof(*q->stage.recv);
 }
 
+/* Bytes of the vector seed operations' scratch. */
+static size_t ibpost_queue_seed_size(const struct ibpost_queue *q)
+{
+	return (sizeof(*q->seed_sge) + sizeof(*q->seed_mrs)) * q->max_sge;
+}
+
 /*
  * The stage: the WR copies, the caller's WR of each, and the spare MR
- * array, all used only under the queue's lock by one post call.
+ * array, all used only under the queue's lock by one post call; then the
+ * seed operations' scratch, used under the queue's seed_lock.
  */
 static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
 {
 	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr)) * q->stage_max +
-	       sizeof(*q->spare_mrs) * q->max_sge;
+	       sizeof(*q->spare_mrs) * q->max_sge + ibpost_queue_seed_size(q);
 }
 
 static void ibpost_queue_free(struct ibpost_queue *q)
@@ -234,14 +241,20 @@ static void ibpost_queue_free(struct ibpost_queue *q)
 	q->slots = NULL;
 	q->mr_array = NULL;
 	q->stage.send = NULL;
+	q->seed_sge = NULL;
+	q->seed_mrs = NULL;
 }
 
-/* Carve the stage's three arrays (see above) from @buf. */
+/* Carve the stage's arrays and the seed scratch (see above) from @buf. */
 static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 {
 	q->stage.send = buf;
 	q->stage_wr = buf + ibpost_stage_wr_size(q) * q->stage_max;
 	q->spare_mrs = (struct ibpost_mr **)(q->stage_wr + q->stage_max);
+	spin_lock_init(&q->seed_lock);
+	/* Pointers first, then the 8-byte aligned SGEs. */
+	q->seed_mrs = q->spare_mrs + q->max_sge;
+	q->seed_sge = (struct ib_sge *)(q->seed_mrs + q->max_sge);
 }
 
 static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)

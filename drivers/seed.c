@@ -3,37 +3,43 @@
  * The seed operations: librdmacm's rdma_post_send/recv/read/write and
  * their vector forms, for kernel buffers.
  *
- * Operation: each call builds one WR on the stack from kernel virtual
- * addresses, translating every address inside its MR to the DMA address
- * (and checking [addr, addr + length) lies inside the registration), and
- * posts it through the chain path with the MRs already known, so the
- * contract's checks, accounting and completion rules are the same.
+ * Operation: each call builds one WR from kernel virtual addresses,
+ * translating every address inside its MR to the DMA address (and
+ * checking [addr, addr + length) lies inside the registration), and posts
+ * it through the chain path with the MRs already known, so the contract's
+ * checks, accounting and completion rules are the same. A one-SGE
+ * operation builds its SGE on the stack; a vector one, of up to the
+ * granted SGEs, in its queue's scratch (ibpost_seed_vector()): the
+ * provider copies the SGEs during the post call and the slot keeps its
+ * own list of MRs, so the scratch is free again when the call returns.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include "ibpost_internal.h"
 
-/* The most SGEs a vector seed operation takes (the stack holds them). */
-#define IBPOST_SEED_MAX_SGE	16
-
 struct ibpost_seed {
-	struct ib_sge sge[IBPOST_SEED_MAX_SGE];
-	struct ibpost_mr *mrs[IBPOST_SEED_MAX_SGE];
+	struct ib_sge *sge;
+	struct ibpost_mr **mrs;
 	int nsge;
 	bool inline_data;
+	struct ib_sge one_sge;
+	struct ibpost_mr *one_mr;
 };
 
+/*
+ * Translate @sgl into @s (whose arrays hold @nsge entries), for WRs that
+ * take at most @granted SGEs.
+ */
 static int ibpost_seed_sgl(struct ibpost_seed *s, struct ibpost_sge *sgl,
 			   int nsge, int flags, u32 granted)
 {
 	int i;
 
 	/* Checked before @sgl is read: never walk past what may exist. */
-	if (nsge < 0 || nsge > granted || nsge > IBPOST_SEED_MAX_SGE ||
-	    (nsge && !sgl)) {
-		pr_warn_ratelimited("post: %d SGEs, at most %u granted (and %d per seed operation)\n",
-				    nsge, granted, IBPOST_SEED_MAX_SGE);
+	if (nsge < 0 || nsge > granted || (nsge && !sgl)) {
+		pr_warn_ratelimited("post: %d SGEs, at most %u granted\n",
+				    nsge, granted);
 		return -EINVAL;
 	}
 	s->nsge = nsge;
@@ -73,6 +79,7 @@ static int ibpost_seed_refused(struct ibpost_qp *qp, bool send, int err)
 	return err;
 }
 
+/* One SGE, on the stack. */
 static int ibpost_seed_one(struct ibpost_seed *s, void *addr, size_t length,
 			   struct ibpost_mr *mr, int flags)
 {
@@ -80,6 +87,8 @@ static int ibpost_seed_one(struct ibpost_seed *s, void *addr, size_t length,
 
 	if (length > U32_MAX)
 		return -EINVAL;
+	s->sge = &s->one_sge;
+	s->mrs = &s->one_mr;
 	return ibpost_seed_sgl(s, &sge, 1, flags, 1);
 }
 
@@ -105,6 +114,47 @@ static int ibpost_seed_rdma(struct ibpost_qp *qp, struct ibpost_seed *s,
 	};
 
 	return ibpost_seed_post(qp, s, &wr.wr, context, flags);
+}
+
+static int ibpost_seed_recv(struct ibpost_qp *qp, struct ibpost_seed *s,
+			    void *context)
+{
+	struct ib_recv_wr wr = {
+		.wr_id = (uintptr_t)context,
+		.sg_list = s->sge,
+		.num_sge = s->nsge,
+	};
+
+	return ibpost_post_recv_mrs(qp, &wr, NULL, s->mrs);
+}
+
+/*
+ * A vector seed operation: @sgl translated into @q's seed scratch, under
+ * its seed_lock (taken with interrupts disabled, as the post path's own,
+ * and before it), and posted as @wr (NULL: a receive).
+ */
+static int ibpost_seed_vector(struct ibpost_qp *qp, struct ib_send_wr *wr,
+			      void *context, struct ibpost_sge *sgl, int nsge,
+			      int flags)
+{
+	struct ibpost_queue *q = wr ? &qp->sq : &qp->rq;
+	struct ibpost_seed s = { .sge = q->seed_sge, .mrs = q->seed_mrs };
+	u32 granted = wr ? qp->attr.max_send_sge : qp->attr.max_recv_sge;
+	unsigned long irq;
+	bool built;
+	int ret;
+
+	spin_lock_irqsave(&q->seed_lock, irq);
+	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, granted);
+	built = !ret;
+	if (built)
+		ret = wr ? ibpost_seed_post(qp, &s, wr, context, flags) :
+			   ibpost_seed_recv(qp, &s, context);
+	spin_unlock_irqrestore(&q->seed_lock, irq);
+	/* The post path counts its own refusals, not this one. */
+	if (!built)
+		ibpost_seed_refused(qp, !!wr, ret);
+	return ret;
 }
 
 /**
@@ -151,27 +201,10 @@ int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
 		      struct ibpost_sge *sgl, int nsge, int flags)
 {
 	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
-	struct ibpost_seed s;
-	int ret;
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
-	if (ret)
-		return ibpost_seed_refused(qp, true, ret);
-	return ibpost_seed_post(qp, &s, &wr, context, flags);
+	return ibpost_seed_vector(qp, &wr, context, sgl, nsge, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST_NS);
-
-static int ibpost_seed_recv(struct ibpost_qp *qp, struct ibpost_seed *s,
-			    void *context)
-{
-	struct ib_recv_wr wr = {
-		.wr_id = (uintptr_t)context,
-		.sg_list = s->sge,
-		.num_sge = s->nsge,
-	};
-
-	return ibpost_post_recv_mrs(qp, &wr, NULL, s->mrs);
-}
 
 /**
  * ibpost_post_recv - post one receive into a registered kernel buffer
@@ -210,13 +243,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_recv, IBPOST_NS);
 int ibpost_post_recvv(struct ibpost_qp *qp, void *context,
 		      struct ibpost_sge *sgl, int nsge)
 {
-	struct ibpost_seed s;
-	int ret;
-
-	ret = ibpost_seed_sgl(&s, sgl, nsge, 0, qp->attr.max_recv_sge);
-	if (ret)
-		return ibpost_seed_refused(qp, false, ret);
-	return ibpost_seed_recv(qp, &s, context);
+	return ibpost_seed_vector(qp, NULL, context, sgl, nsge, 0);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST_NS);
 
@@ -234,7 +261,8 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_recvv, IBPOST_NS);
  *
  * On iWARP the sink is registered for this READ alone (the consumer does
  * nothing); one registration maps at most 256 pages there, so a longer
- * READ is -EINVAL.
+ * READ is -EINVAL. A QP whose initiator depth (max_rd_atomic, on iWARP the
+ * connection's ORD) is 0 may issue no READ: -EINVAL.
  *
  * Context: Any context but hard IRQ.
  * Return: 0 or a negative errno, as ibpost_post_send_list().
@@ -277,14 +305,13 @@ int ibpost_post_readv(struct ibpost_qp *qp, void *context,
 		      struct ibpost_sge *sgl, int nsge, int flags,
 		      u64 remote_addr, u32 rkey)
 {
-	struct ibpost_seed s;
-	int ret;
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_READ,
+		.remote_addr = remote_addr,
+		.rkey = rkey,
+	};
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
-	if (ret)
-		return ibpost_seed_refused(qp, true, ret);
-	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_READ, context, flags,
-				remote_addr, rkey);
+	return ibpost_seed_vector(qp, &wr.wr, context, sgl, nsge, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_readv, IBPOST_NS);
 
@@ -334,14 +361,13 @@ int ibpost_post_writev(struct ibpost_qp *qp, void *context,
 		       struct ibpost_sge *sgl, int nsge, int flags,
 		       u64 remote_addr, u32 rkey)
 {
-	struct ibpost_seed s;
-	int ret;
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = remote_addr,
+		.rkey = rkey,
+	};
 
-	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, qp->attr.max_send_sge);
-	if (ret)
-		return ibpost_seed_refused(qp, true, ret);
-	return ibpost_seed_rdma(qp, &s, IB_WR_RDMA_WRITE, context, flags,
-				remote_addr, rkey);
+	return ibpost_seed_vector(qp, &wr.wr, context, sgl, nsge, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST_NS);
 

@@ -4,6 +4,7 @@
  * with the most SGEs the QP was granted, bytes checked at the other side;
  * inline sends up to the granted inline size.
  */
+#include <linux/bitmap.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
@@ -203,6 +204,213 @@ static void ibpost_data_vector_ops_max_sge(struct kunit *test)
 					  p->got.max_send_sge + 1, 0));
 }
 
+/*
+ * Every SGE the device grants, asked for at create (rxe: 32, more than
+ * a seed operation keeps on the stack; siw: 6), through sendv into recvv,
+ * writev and readv, bytes checked.
+ */
+static void ibpost_data_vector_ops_device_max_sge(struct kunit *test)
+{
+	const struct ib_device_attr *da =
+		&ibpost_dev_ibdev(ibpost_test_dev(test))->attrs;
+	struct ibpost_sge *out, *in;
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_comp comp;
+	u32 total, at;
+	int ns, nr, rd, i;
+	u8 *flat;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_sge = min_t(int, da->max_send_sge, 32);
+	attr.max_recv_sge = min_t(int, da->max_recv_sge, 32);
+	p = ibpost_test_pair_len(test, &attr, DATA_LEN);
+	KUNIT_ASSERT_GE(test, p->got.max_send_sge, attr.max_send_sge);
+	KUNIT_ASSERT_GE(test, p->got.max_recv_sge, attr.max_recv_sge);
+	/* What was asked (the pieces below fit 64 KiB up to 32 of each). */
+	ns = attr.max_send_sge;
+	nr = attr.max_recv_sge;
+	out = kunit_kcalloc(test, ns, sizeof(*out), GFP_KERNEL);
+	in = kunit_kcalloc(test, nr, sizeof(*in), GFP_KERNEL);
+	flat = kunit_kzalloc(test, DATA_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	ibpost_test_fill(p->abuf.buf, DATA_LEN, 21);
+	ibpost_test_fill(p->br.buf, DATA_LEN, 22);
+	for (i = 0, total = 0; i < ns; i++) {
+		out[i].addr = (u8 *)p->abuf.buf + i * 1024 + i % 7;
+		out[i].length = 100 + 13 * i;
+		out[i].mr = p->abuf.mr;
+		total += out[i].length;
+	}
+	/* Receive pieces of 1000 B, 2 KiB apart: the message spans several. */
+	for (i = 0; i < nr; i++) {
+		in[i].addr = (u8 *)p->bbuf.buf + i * 2048 + 1;
+		in[i].length = 1000;
+		in[i].mr = p->bbuf.mr;
+	}
+	KUNIT_ASSERT_GE(test, 1000U * nr, total);
+	data_gather(flat, out, ns);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recvv(p->b, CTX(1), in, nr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_sendv(p->a, CTX(2), out, ns,
+						   IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, total, comp.byte_len);
+	for (i = 0, at = 0; at < total; i++, at += 1000)
+		KUNIT_EXPECT_EQ(test, 0, memcmp(flat + at, in[i].addr,
+						min(1000U, total - at)));
+
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_writev(p->a, CTX(3), out, ns, IB_SEND_SIGNALED,
+					   ibpost_mr_remote_addr(p->bw.mr),
+					   ibpost_mr_rkey(p->bw.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(3), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(flat, p->bw.buf, total));
+
+	/* readv: as many pieces as the device's READ takes. */
+	rd = min_t(int, ns, da->max_sge_rd);
+	KUNIT_ASSERT_GE(test, rd, 1);
+	memset(p->abuf.buf, 0, DATA_LEN);
+	for (i = 0, total = 0; i < rd; i++)
+		total += out[i].length;
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_readv(p->a, CTX(4), out, rd, IB_SEND_SIGNALED,
+					  ibpost_mr_remote_addr(p->br.mr),
+					  ibpost_mr_rkey(p->br.mr)));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(4), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	data_gather(flat, out, rd);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(flat, p->br.buf, total));
+	ibpost_test_no_send_comp(test, p->a);
+}
+
+#define VEC_THREADS	2
+#define VEC_POSTS	48	/* writevs per thread */
+#define VEC_TARGETS	8	/* remote windows per thread, reused in turn */
+#define VEC_SPAN	2560	/* bytes between windows: >= 32 * (40 + 31) */
+
+struct vec_thread {
+	struct ibpost_test_pair *p;
+	int t, ns;
+	struct ibpost_sge *sgl;
+};
+
+/* Thread @t's pieces of its @k-th writev: its own pattern, varied by @k. */
+static void vec_sgl(struct vec_thread *v, int k)
+{
+	u8 *src = (u8 *)v->p->abuf.buf + v->t * (DATA_LEN / VEC_THREADS);
+	int i;
+
+	for (i = 0; i < v->ns; i++) {
+		v->sgl[i].addr = src + i * 600 + k % 7;
+		v->sgl[i].length = 40 + (i + k) % 32;
+		v->sgl[i].mr = v->p->abuf.mr;
+	}
+}
+
+static u64 vec_raddr(struct vec_thread *v, int k)
+{
+	return ibpost_mr_remote_addr(v->p->bw.mr) +
+	       v->t * (DATA_LEN / VEC_THREADS) + (k % VEC_TARGETS) * VEC_SPAN;
+}
+
+static int vec_poster(void *arg)
+{
+	struct vec_thread *v = arg;
+	int k, ret;
+
+	for (k = 0; k < VEC_POSTS; k++) {
+		vec_sgl(v, k);
+		ret = ibpost_post_writev(v->p->a, CTX(v->t * VEC_POSTS + k + 1),
+					 v->sgl, v->ns, IB_SEND_SIGNALED,
+					 vec_raddr(v, k),
+					 ibpost_mr_rkey(v->p->bw.mr));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Two threads post writevs of every granted SGE (up to 32) on one QP at
+ * once: the vector operations share their queue's scratch, one at a
+ * time, so each WRITE carries its own thread's pieces, byte for byte.
+ */
+static void ibpost_data_vector_ops_two_threads(struct kunit *test)
+{
+	const struct ib_device_attr *da =
+		&ibpost_dev_ibdev(ibpost_test_dev(test))->attrs;
+	struct ibpost_test_thread *th[VEC_THREADS];
+	struct vec_thread v[VEC_THREADS];
+	DECLARE_BITMAP(seen, VEC_THREADS * VEC_POSTS);
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_comp comp;
+	int t, k, ret;
+	u8 *flat;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_sge = min_t(int, da->max_send_sge, 32);
+	attr.max_send_wr = 2 * VEC_THREADS * VEC_POSTS;
+	p = ibpost_test_pair_len(test, &attr, DATA_LEN);
+	KUNIT_ASSERT_GE(test, p->got.max_send_wr, VEC_THREADS * VEC_POSTS);
+	flat = kunit_kzalloc(test, VEC_SPAN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	ibpost_test_fill(p->abuf.buf, DATA_LEN, 31);
+	bitmap_zero(seen, VEC_THREADS * VEC_POSTS);
+	for (t = 0; t < VEC_THREADS; t++) {
+		v[t] = (struct vec_thread){ .p = p, .t = t,
+					    .ns = attr.max_send_sge };
+		v[t].sgl = kunit_kcalloc(test, v[t].ns, sizeof(*v[t].sgl),
+					 GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, v[t].sgl);
+	}
+	for (t = 0; t < VEC_THREADS; t++)
+		th[t] = ibpost_test_run(test, vec_poster, &v[t]);
+	for (t = 0; t < VEC_THREADS; t++) {
+		KUNIT_ASSERT_TRUE(test, ibpost_test_join(th[t], 30 * HZ, &ret));
+		KUNIT_EXPECT_EQ(test, 0, ret);
+	}
+	/* Every context once, each a success. */
+	for (k = 0; k < VEC_THREADS * VEC_POSTS; k++) {
+		uintptr_t c;
+
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		c = (uintptr_t)comp.context;
+		KUNIT_ASSERT_TRUE(test, c >= 1 && c <= VEC_THREADS * VEC_POSTS);
+		KUNIT_EXPECT_FALSE(test, test_and_set_bit(c - 1, seen));
+	}
+	ibpost_test_no_send_comp(test, p->a);
+	/* Each window holds the gather of the last writev into it. */
+	for (t = 0; t < VEC_THREADS; t++) {
+		for (k = VEC_POSTS - VEC_TARGETS; k < VEC_POSTS; k++) {
+			u8 *dst = (u8 *)p->bw.buf +
+				  (vec_raddr(&v[t], k) -
+				   ibpost_mr_remote_addr(p->bw.mr));
+			u32 total = 0;
+			int i;
+
+			vec_sgl(&v[t], k);
+			for (i = 0; i < v[t].ns; i++)
+				total += v[t].sgl[i].length;
+			data_gather(flat, v[t].sgl, v[t].ns);
+			KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(flat, dst, total),
+					    "thread %d, writev %d", t, k);
+		}
+	}
+}
+
 static void ibpost_data_inline_up_to_granted(struct kunit *test)
 {
 	struct ibpost_test_pair *p = data_pair(test);
@@ -279,6 +487,8 @@ static void ibpost_data_ud_send_sizes(struct kunit *test)
 static struct kunit_case ibpost_data_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_data_seed_op_sizes, data_case_gen_params),
 	KUNIT_CASE(ibpost_data_vector_ops_max_sge),
+	KUNIT_CASE(ibpost_data_vector_ops_device_max_sge),
+	KUNIT_CASE(ibpost_data_vector_ops_two_threads),
 	KUNIT_CASE(ibpost_data_inline_up_to_granted),
 	KUNIT_CASE(ibpost_data_ud_send_sizes),
 	{}
