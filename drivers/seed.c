@@ -175,14 +175,15 @@ static int ibpost_seed_vector(struct ibpost_qp *qp, struct ib_send_wr *wr,
 int ibpost_post_send(struct ibpost_qp *qp, void *context, void *addr,
 		     size_t length, struct ibpost_mr *mr, int flags)
 {
-	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	/* A UD QP's send is read as an ib_ud_wr: no AH here, -EINVAL. */
+	struct ib_ud_wr wr = { .wr.opcode = IB_WR_SEND };
 	struct ibpost_seed s;
 	int ret;
 
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);
 	if (ret)
 		return ibpost_seed_refused(qp, true, ret);
-	return ibpost_seed_post(qp, &s, &wr, context, flags);
+	return ibpost_seed_post(qp, &s, &wr.wr, context, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_send, IBPOST_NS);
 
@@ -200,9 +201,10 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_send, IBPOST_NS);
 int ibpost_post_sendv(struct ibpost_qp *qp, void *context,
 		      struct ibpost_sge *sgl, int nsge, int flags)
 {
-	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	/* As in ibpost_post_send(): sized for a UD QP's reading. */
+	struct ib_ud_wr wr = { .wr.opcode = IB_WR_SEND };
 
-	return ibpost_seed_vector(qp, &wr, context, sgl, nsge, flags);
+	return ibpost_seed_vector(qp, &wr.wr, context, sgl, nsge, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_sendv, IBPOST_NS);
 

@@ -206,6 +206,20 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1024U + 40, comp.byte_len);
 	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)rbuf.buf + 40, sbuf.buf, 1024));
 
+	/*
+	 * The RC seed sends on a UD QP: no address handle, -EINVAL before
+	 * the provider (ibpost reads a UD send as an ib_ud_wr).
+	 */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ibpost_post_send(x, CTX(3), sbuf.buf, 64, sbuf.mr,
+					 IB_SEND_SIGNALED));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ibpost_post_sendv(x, CTX(4),
+					  &(struct ibpost_sge){ sbuf.buf, 64,
+								sbuf.mr },
+					  1, IB_SEND_SIGNALED));
+	ibpost_test_no_send_comp(test, x);
+
 	/* Destroy the QPs before their buffers' registrations. */
 	ibpost_test_qp_destroy(test, y);
 	ibpost_test_qp_destroy(test, x);
