@@ -736,10 +736,21 @@ static inline int ibpost_hook(enum ibpost_hook point, void *obj)
 		return __ibpost_hook(point, obj);
 	return 0;
 }
+
+/* A point whose hook may sleep: not asked where the caller cannot. */
+static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
+{
+	if (!irqs_disabled())
+		ibpost_hook(point, obj);
+}
 #else
 static inline int ibpost_hook(enum ibpost_hook point, void *obj)
 {
 	return 0;
+}
+
+static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
+{
 }
 #endif
 

@@ -620,8 +620,11 @@ static int ibpost_post_end(struct ibpost_post *p, const void *stop,
 	ibpost_post_trace(p, p->off);
 	spin_unlock_irqrestore(&q->lock, p->flags);
 
-	/* Nothing of the caller's chain is read from here on. */
-	ibpost_hook(IBPOST_HOOK_POST_UNLOCKED, p->qp);
+	/*
+	 * Nothing of the caller's chain is read from here on. A vector
+	 * seed operation still holds its queue's seed_lock here.
+	 */
+	ibpost_hook_sleepable(IBPOST_HOOK_POST_UNLOCKED, p->qp);
 	if (bad_wr)
 		*bad_wr = p->ret ? p->bad : NULL;
 	return p->ret;
@@ -689,7 +692,7 @@ static void ibpost_stage_recv(struct ibpost_post *p, struct ibpost_slot *slot,
  * The backend of ibpost_post_send_list() and the seed operations. Takes
  * the send queue's lock with interrupts disabled (see the head of this
  * file) from the first check to the provider's return; the caller holds
- * no ibpost lock.
+ * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
  *
  * Context: Any context but hard IRQ.
  * Return: as ibpost_post_send_list().
@@ -830,7 +833,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
  * The backend of ibpost_post_recv_list() and the seed operations. Takes
  * the receive queue's lock with interrupts disabled (see the head of this
  * file) from the first check to the provider's return; the caller holds
- * no ibpost lock.
+ * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
  *
  * Context: Any context but hard IRQ.
  * Return: as ibpost_post_recv_list().

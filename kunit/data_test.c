@@ -5,6 +5,7 @@
  * inline sends up to the granted inline size.
  */
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
@@ -296,11 +297,11 @@ static void ibpost_data_vector_ops_device_max_sge(struct kunit *test)
 
 #define VEC_THREADS	2
 #define VEC_POSTS	48	/* writevs per thread */
-#define VEC_TARGETS	8	/* remote windows per thread, reused in turn */
-#define VEC_SPAN	2560	/* bytes between windows: >= 32 * (40 + 31) */
+#define VEC_SPAN	512	/* each writev's own window: >= 32 * 15 */
 
 struct vec_thread {
 	struct ibpost_test_pair *p;
+	struct completion *start;
 	int t, ns;
 	struct ibpost_sge *sgl;
 };
@@ -312,16 +313,16 @@ static void vec_sgl(struct vec_thread *v, int k)
 	int i;
 
 	for (i = 0; i < v->ns; i++) {
-		v->sgl[i].addr = src + i * 600 + k % 7;
-		v->sgl[i].length = 40 + (i + k) % 32;
+		v->sgl[i].addr = src + i * 600 + k % 97;
+		v->sgl[i].length = 8 + (i + k) % 8;
 		v->sgl[i].mr = v->p->abuf.mr;
 	}
 }
 
-static u64 vec_raddr(struct vec_thread *v, int k)
+/* Offset of thread @t's @k-th window in the remote buffer. */
+static u32 vec_window(int t, int k)
 {
-	return ibpost_mr_remote_addr(v->p->bw.mr) +
-	       v->t * (DATA_LEN / VEC_THREADS) + (k % VEC_TARGETS) * VEC_SPAN;
+	return (t * VEC_POSTS + k) * VEC_SPAN;
 }
 
 static int vec_poster(void *arg)
@@ -329,11 +330,14 @@ static int vec_poster(void *arg)
 	struct vec_thread *v = arg;
 	int k, ret;
 
+	/* Both threads post at once, not one after the other. */
+	wait_for_completion(v->start);
 	for (k = 0; k < VEC_POSTS; k++) {
 		vec_sgl(v, k);
 		ret = ibpost_post_writev(v->p->a, CTX(v->t * VEC_POSTS + k + 1),
 					 v->sgl, v->ns, IB_SEND_SIGNALED,
-					 vec_raddr(v, k),
+					 ibpost_mr_remote_addr(v->p->bw.mr) +
+					 vec_window(v->t, k),
 					 ibpost_mr_rkey(v->p->bw.mr));
 		if (ret)
 			return ret;
@@ -351,14 +355,17 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 	const struct ib_device_attr *da =
 		&ibpost_dev_ibdev(ibpost_test_dev(test))->attrs;
 	struct ibpost_test_thread *th[VEC_THREADS];
-	struct vec_thread v[VEC_THREADS];
 	DECLARE_BITMAP(seen, VEC_THREADS * VEC_POSTS);
+	struct completion start;
 	struct ibpost_test_pair *p;
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;
+	struct vec_thread *v;
 	int t, k, ret;
+	bool joined = true;
 	u8 *flat;
 
+	BUILD_BUG_ON(VEC_THREADS * VEC_POSTS * VEC_SPAN > DATA_LEN);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.max_send_sge = min_t(int, da->max_send_sge, 32);
 	attr.max_send_wr = 2 * VEC_THREADS * VEC_POSTS;
@@ -366,10 +373,14 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 	KUNIT_ASSERT_GE(test, p->got.max_send_wr, VEC_THREADS * VEC_POSTS);
 	flat = kunit_kzalloc(test, VEC_SPAN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, flat);
+	/* Not the test's: a thread that hangs keeps it. */
+	v = kcalloc(VEC_THREADS, sizeof(*v), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	init_completion(&start);
 	ibpost_test_fill(p->abuf.buf, DATA_LEN, 31);
 	bitmap_zero(seen, VEC_THREADS * VEC_POSTS);
 	for (t = 0; t < VEC_THREADS; t++) {
-		v[t] = (struct vec_thread){ .p = p, .t = t,
+		v[t] = (struct vec_thread){ .p = p, .start = &start, .t = t,
 					    .ns = attr.max_send_sge };
 		v[t].sgl = kunit_kcalloc(test, v[t].ns, sizeof(*v[t].sgl),
 					 GFP_KERNEL);
@@ -377,10 +388,15 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 	}
 	for (t = 0; t < VEC_THREADS; t++)
 		th[t] = ibpost_test_run(test, vec_poster, &v[t]);
+	complete_all(&start);
 	for (t = 0; t < VEC_THREADS; t++) {
-		KUNIT_ASSERT_TRUE(test, ibpost_test_join(th[t], 30 * HZ, &ret));
+		if (!ibpost_test_join(th[t], 30 * HZ, &ret)) {
+			joined = false;
+			continue;
+		}
 		KUNIT_EXPECT_EQ(test, 0, ret);
 	}
+	KUNIT_ASSERT_TRUE_MSG(test, joined, "a poster hung");
 	/* Every context once, each a success. */
 	for (k = 0; k < VEC_THREADS * VEC_POSTS; k++) {
 		uintptr_t c;
@@ -392,12 +408,10 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, test_and_set_bit(c - 1, seen));
 	}
 	ibpost_test_no_send_comp(test, p->a);
-	/* Each window holds the gather of the last writev into it. */
+	/* Each window holds the gather of its own writev. */
 	for (t = 0; t < VEC_THREADS; t++) {
-		for (k = VEC_POSTS - VEC_TARGETS; k < VEC_POSTS; k++) {
-			u8 *dst = (u8 *)p->bw.buf +
-				  (vec_raddr(&v[t], k) -
-				   ibpost_mr_remote_addr(p->bw.mr));
+		for (k = 0; k < VEC_POSTS; k++) {
+			u8 *dst = (u8 *)p->bw.buf + vec_window(t, k);
 			u32 total = 0;
 			int i;
 
@@ -409,6 +423,7 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 					    "thread %d, writev %d", t, k);
 		}
 	}
+	kfree(v);
 }
 
 static void ibpost_data_inline_up_to_granted(struct kunit *test)
