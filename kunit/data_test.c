@@ -6,6 +6,8 @@
  */
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/sched.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
@@ -330,7 +332,8 @@ static int vec_poster(void *arg)
 	struct vec_thread *v = arg;
 	int k, ret;
 
-	/* Both threads post at once, not one after the other. */
+	/* Both threads post at once, each on its own CPU where there are two. */
+	set_cpus_allowed_ptr(current, cpumask_of(v->t % num_online_cpus()));
 	wait_for_completion(v->start);
 	for (k = 0; k < VEC_POSTS; k++) {
 		vec_sgl(v, k);
