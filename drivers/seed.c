@@ -68,14 +68,19 @@ static int ibpost_seed_sgl(struct ibpost_seed *s, struct ibpost_sge *sgl,
 	return 0;
 }
 
-/* A seed operation refused before the post path: count it there too. */
+/*
+ * A seed operation refused before the post path: count it there too,
+ * under the lock as the post path takes it (the caller may have
+ * interrupts disabled: no _bh lock).
+ */
 static int ibpost_seed_refused(struct ibpost_qp *qp, bool send, int err)
 {
 	struct ibpost_queue *q = send ? &qp->sq : &qp->rq;
+	unsigned long flags;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	ibpost_stats_refused(&q->stats, err);
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return err;
 }
 
@@ -386,7 +391,8 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST_NS);
  * @remote_qkey: the destination's Q_Key
  *
  * Context: Any context but hard IRQ.
- * Return: 0 or a negative errno, as ibpost_post_send_list().
+ * Return: 0 or a negative errno, as ibpost_post_send_list(); -EINVAL on a
+ * QP that is not UD.
  */
 int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
 			size_t length, struct ibpost_mr *mr, int flags,
@@ -401,6 +407,12 @@ int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
 	struct ibpost_seed s;
 	int ret;
 
+	/* On RC the datagram's address would be dropped without a word. */
+	if (qp->attr.qp_type != IB_QPT_UD) {
+		pr_warn_ratelimited("post: %s() on qp %u, which is not a UD QP\n",
+				    __func__, qp->qpn);
+		return ibpost_seed_refused(qp, true, -EINVAL);
+	}
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);
 	if (ret)
 		return ibpost_seed_refused(qp, true, ret);

@@ -297,6 +297,8 @@ static void ibpost_post_send_rejects_bad_buffers(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	u8 *a = p->abuf.buf;
+	unsigned long flags;
+	int ret;
 
 	/* No MR without IB_SEND_INLINE; outside the MR, before or after. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL, a, 8, NULL,
@@ -312,6 +314,15 @@ static void ibpost_post_send_rejects_bad_buffers(struct kunit *test)
 							p->abuf.mr, 1 << 20));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_read(p->a, NULL, a, 8, NULL,
 							IB_SEND_INLINE, 0, 0));
+	/* A datagram on an RC QP: its address would be dropped. */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ibpost_post_ud_send(p->a, NULL, a, 8, p->abuf.mr,
+					    IB_SEND_SIGNALED, NULL, 1, 0x5eed));
+	/* Refused with interrupts disabled: "any context but hard IRQ". */
+	local_irq_save(flags);
+	ret = ibpost_post_send(p->a, NULL, a, 8, NULL, IB_SEND_SIGNALED);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ret);
 	ibpost_test_no_send_comp(test, p->a);
 	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, p->a));
 }
