@@ -256,13 +256,18 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 	qp->ibqp = qp->cm_id->qp;
 	/* rdma_create_qp() credits rdma_cm: name the consumer instead. */
 	WRITE_ONCE(qp->ibqp->res.kern_name, qp->caller);
-	/* RC comes back in INIT, UD in RTS: whatever it is, follow it. */
-	ret = ib_query_qp(qp->ibqp, &qa, IB_QP_STATE, &qinit);
+	/*
+	 * RC comes back in INIT, UD in RTS: whatever it is, follow it. A UD
+	 * QP has rdma_cm's Q_Key (the port space's), not the caller's.
+	 */
+	ret = ib_query_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_QKEY, &qinit);
 	if (ret) {
 		rdma_destroy_qp(qp->cm_id);
 		qp->ibqp = NULL;
 		return ret;
 	}
+	if (qp->attr.qp_type == IB_QPT_UD)
+		qp->attr.qkey = qa.qkey;
 	/* iWARP: rdma_create_qp() moved it to INIT, whatever the query says. */
 	if (ibpost_dev_iwarp(qp->dev))
 		qa.qp_state = IB_QPS_INIT;

@@ -107,7 +107,7 @@ static int ibpost_marker_drain(struct ibpost_qp *qp, bool send)
 		swr.wr.opcode = IB_WR_SEND;
 		swr.ah = qp->drain_ah;
 		swr.remote_qpn = qp->ibqp->qp_num;
-		swr.remote_qkey = qp->attr.qkey;
+		swr.remote_qkey = READ_ONCE(qp->attr.qkey);
 	} else {
 		swr.wr.opcode = IB_WR_RDMA_WRITE;
 	}

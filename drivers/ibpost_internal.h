@@ -724,6 +724,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 struct ibpost_mr **mrs);
 void ibpost_flush_work(struct work_struct *work);
 void ibpost_stats_refused(struct ibpost_stats *st, int err);
+int ibpost_state_check(struct ibpost_qp *qp, bool send);
 void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
 
 /* Test hooks (enum ibpost_hook) and the suites' accessors: hooks.c. */

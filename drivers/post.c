@@ -53,7 +53,7 @@
 			   IB_SEND_FENCE | IB_SEND_SOLICITED)
 
 /* The QP-level state check shared by both queues. */
-static int ibpost_state_check(struct ibpost_qp *qp, bool send)
+int ibpost_state_check(struct ibpost_qp *qp, bool send)
 {
 	if (qp->dead || test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags))
 		return -ENODEV;
@@ -87,7 +87,12 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
+		return sizeof(struct ib_send_wr);
 	case IB_WR_SEND_WITH_INV:
+		/* The memory management extensions' remote invalidation. */
+		if (!(qp->dev->ibdev->attrs.device_cap_flags &
+		      IB_DEVICE_MEM_MGT_EXTENSIONS))
+			return 0;
 		return sizeof(struct ib_send_wr);
 	case IB_WR_LOCAL_INV:
 		/* Keys are ibpost's: a consumer could revoke another's MR. */
@@ -109,10 +114,29 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 	}
 }
 
-static bool ibpost_opcode_takes_inline(enum ib_wr_opcode op)
+/*
+ * Whether @qp's device takes inline data with @op: SENDs and WRITEs, but
+ * on iWARP no SEND with invalidate (siw queues one, then fails to start
+ * it: an error without bad_wr, the chain left queued).
+ */
+static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
+				       enum ib_wr_opcode op)
 {
+	if (op == IB_WR_SEND_WITH_INV)
+		return !ibpost_dev_iwarp(qp->dev);
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
 	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* The bytes @wr's SGEs hold. */
+static u64 ibpost_sge_total(const struct ib_send_wr *wr)
+{
+	u64 total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	return total;
 }
 
 /*
@@ -213,8 +237,7 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 					  bool internal, size_t *size)
 {
 	enum ibpost_rule rule;
-	u64 total = 0;
-	int i;
+	u64 total;
 
 	*size = ibpost_send_wr_size(qp, wr, internal);
 	if (!*size) {
@@ -240,13 +263,12 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 		return IBPOST_RULE_NO_SG_LIST;
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
-		if (!ibpost_opcode_takes_inline(wr->opcode)) {
-			pr_warn_ratelimited("post_send: opcode %u cannot carry inline data\n",
-					    wr->opcode);
+		if (!ibpost_opcode_takes_inline(qp, wr->opcode)) {
+			pr_warn_ratelimited("post_send: opcode %u cannot carry inline data on %s\n",
+					    wr->opcode, qp->dev->name);
 			return IBPOST_RULE_INLINE_OPCODE;
 		}
-		for (i = 0; i < wr->num_sge; i++)
-			total += wr->sg_list[i].length;
+		total = ibpost_sge_total(wr);
 		if (total > qp->attr.max_inline_data) {
 			pr_warn_ratelimited("post_send: %llu inline bytes exceed the granted %u\n",
 					    total, qp->attr.max_inline_data);
@@ -312,6 +334,7 @@ static u32 ibpost_chain_len(const void *wr, bool send)
  * @chain: the chain's length, counted only while the post events are on
  * @refuse: test builds: the WR from which the SUBMIT hook has "the
  *          provider" refuse the chain, or -1
+ * @hooked: test builds: the SUBMIT hook was asked (at the first batch)
  * @synthetic: the QP is in ERR (or its iWARP connection ending): every
  *             batch goes to the flush worker
  * @bad: the caller's first WR not queued, or NULL
@@ -327,6 +350,7 @@ struct ibpost_post {
 	u32 off;
 	u32 chain;
 	int refuse;
+	bool hooked;
 	bool synthetic;
 	const void *bad;
 	enum ibpost_rule rule;
@@ -419,8 +443,11 @@ static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 	u32 k;
 	int ret = 0;
 
-	if (!p->off)
+	/* Once per post: not again when iWARP's busy provider is retried. */
+	if (!p->hooked) {
+		p->hooked = true;
 		p->refuse = ibpost_hook(IBPOST_HOOK_SUBMIT, q) - 1;
+	}
 	if (p->refuse < 0 || (u32)p->refuse < p->off ||
 	    (u32)p->refuse - p->off >= m)
 		return ibpost_provider_post(p, m, done);
@@ -650,6 +677,18 @@ static void ibpost_stage_send(struct ibpost_post *p, struct ibpost_slot *slot,
 	copy->next = NULL;
 	if (slot->signaled)
 		copy->send_flags |= IB_SEND_SIGNALED;
+	/*
+	 * No inline bytes: the same message without SGEs, which every
+	 * provider takes (siw refuses an inline copy of nothing).
+	 */
+	if ((copy->send_flags & IB_SEND_INLINE) && !ibpost_sge_total(wr)) {
+		copy->send_flags &= ~IB_SEND_INLINE;
+		copy->num_sge = 0;
+	}
+	/* IBA: a Q_Key with its high bit set means the QP's own. */
+	if (p->qp->attr.qp_type == IB_QPT_UD &&
+	    (stage->ud.remote_qkey & BIT(31)))
+		stage->ud.remote_qkey = READ_ONCE(p->qp->attr.qkey);
 	q->stage_wr[i] = wr;
 	slot->opcode = wr->opcode;
 	if (sink)

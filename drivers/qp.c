@@ -965,6 +965,9 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		WRITE_ONCE(qp->ord, min_t(u32, attr->max_rd_atomic, U8_MAX));
 	else if (to_reset)
 		WRITE_ONCE(qp->ord, 0);
+	/* A UD send's Q_Key with its high bit set stands for this one. */
+	if (attr_mask & IB_QP_QKEY)
+		WRITE_ONCE(qp->attr.qkey, attr->qkey);
 	if (!(attr_mask & IB_QP_STATE))
 		goto out_unlock;
 	if (attr->qp_state != IB_QPS_RESET)

@@ -69,9 +69,10 @@ static int ibpost_seed_sgl(struct ibpost_seed *s, struct ibpost_sge *sgl,
 }
 
 /*
- * A seed operation refused before the post path: count it there too,
- * under the lock as the post path takes it (the caller may have
- * interrupts disabled: no _bh lock).
+ * A seed operation refused before the post path, for its buffers: count
+ * it there too, under the lock as the post path takes it (the caller may
+ * have interrupts disabled: no _bh lock). The QP's state is checked first
+ * there, so a QP that takes no post (-ENODEV, -ENOTCONN) says so here too.
  */
 static int ibpost_seed_refused(struct ibpost_qp *qp, bool send, int err)
 {
@@ -79,6 +80,7 @@ static int ibpost_seed_refused(struct ibpost_qp *qp, bool send, int err)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
+	err = ibpost_state_check(qp, send) ?: err;
 	ibpost_stats_refused(&q->stats, err);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return err;
@@ -158,7 +160,7 @@ static int ibpost_seed_vector(struct ibpost_qp *qp, struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&q->seed_lock, irq);
 	/* The post path counts its own refusals, not this one. */
 	if (!built)
-		ibpost_seed_refused(qp, !!wr, ret);
+		ret = ibpost_seed_refused(qp, !!wr, ret);
 	return ret;
 }
 
@@ -388,11 +390,13 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_writev, IBPOST_NS);
  * @flags: as ibpost_post_send()
  * @ah: the address handle of the destination
  * @remote_qpn: the destination QP number
- * @remote_qkey: the destination's Q_Key
+ * @remote_qkey: the destination's Q_Key; with its high bit set, @qp's
+ *               own (IBA), as it is at the post
  *
  * Context: Any context but hard IRQ.
  * Return: 0 or a negative errno, as ibpost_post_send_list(); -EINVAL on a
- * QP that is not UD.
+ * QP that is not UD (a QP that takes no post says -ENOTCONN or -ENODEV
+ * first).
  */
 int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
 			size_t length, struct ibpost_mr *mr, int flags,

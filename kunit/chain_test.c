@@ -370,10 +370,24 @@ static void ibpost_post_send_outside_rts_is_enotconn(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[0]);
 	KUNIT_EXPECT_EQ(test, -ENOTCONN, ibpost_post_send(qp, NULL, b->buf, 8,
 							  b->mr, 0));
+	/*
+	 * The QP's state is checked first, for the seed operations too: a
+	 * buffer outside its MR, or too many SGEs, is not what refuses a
+	 * post that no buffer could make valid.
+	 */
+	KUNIT_EXPECT_EQ(test, -ENOTCONN, ibpost_post_send(qp, NULL, b->buf,
+							  4096, b->mr, 0));
+	KUNIT_EXPECT_EQ(test, -ENOTCONN,
+			ibpost_post_sendv(qp, NULL,
+					  &(struct ibpost_sge){ b->buf, 8,
+								b->mr },
+					  1000, 0));
 	KUNIT_EXPECT_EQ(test, state, ibpost_test_qp_state(test, qp));
 	/* Receives may be posted from INIT on (IBA), not in RESET. */
 	KUNIT_EXPECT_EQ(test, state == IB_QPS_RESET ? -ENOTCONN : 0,
 			ibpost_post_recv(qp, NULL, b->buf, 64, b->mr));
+	KUNIT_EXPECT_EQ(test, state == IB_QPS_RESET ? -ENOTCONN : -EINVAL,
+			ibpost_post_recv(qp, NULL, b->buf, 4096, b->mr));
 }
 
 static void ibpost_post_in_err_flushes_each_wr(struct kunit *test)

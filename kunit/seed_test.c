@@ -31,11 +31,24 @@ static void ibpost_post_send_recv_moves_data(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf, p->bbuf.buf, len));
 }
 
+/* Deregister the MR *@data points at unless the test did (NULL). */
+static void seed_dereg_left(void *data)
+{
+	struct ibpost_mr **mr = data;
+
+	if (*mr)
+		ibpost_dereg_mr(*mr);
+}
+
 static void ibpost_post_send_inline_without_mr(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	char msg[48] = "inline data needs no memory registration";
+	const struct ib_send_wr *bad = CTX(7);
+	struct ib_send_wr wr = {};
 	struct ibpost_comp comp;
+	struct ibpost_mr **mr;
+	struct ib_sge sge = {};
 
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), p->bbuf.buf,
 						  p->bbuf.len, p->bbuf.mr));
@@ -51,6 +64,70 @@ static void ibpost_post_send_inline_without_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)sizeof(msg), comp.byte_len);
 	KUNIT_EXPECT_STREQ(test, (char *)p->bbuf.buf,
 			   "inline data needs no memory registration");
+
+	/* No bytes at all: siw refuses an inline copy of nothing. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(3), p->bbuf.buf,
+						  p->bbuf.len, p->bbuf.mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send(p->a, CTX(4), NULL, 0, NULL,
+						  IB_SEND_INLINE |
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(4), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(3), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 0U, comp.byte_len);
+
+	/*
+	 * A SEND with invalidate carries inline data as a SEND does (not on
+	 * iWARP), here
+	 * naming a window the receiver granted for the peer to invalidate
+	 * (no completion field shows that it did).
+	 */
+	mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	*mr = ibpost_reg_write(p->b, p->bw.buf, 64);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *mr);
+	ibpost_test_defer(test, seed_dereg_left, mr);
+	wr.wr_id = (uintptr_t)CTX(6);
+	wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.send_flags = IB_SEND_INLINE | IB_SEND_SIGNALED;
+	wr.ex.invalidate_rkey = ibpost_mr_rkey(*mr);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	sge.addr = (uintptr_t)msg;
+	sge.length = 16;
+	memcpy(msg, "and invalidates", 16);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(5), p->bbuf.buf,
+						  p->bbuf.len, p->bbuf.mr));
+	if (ibpost_test_iwarp(p->dev)) {
+		/*
+		 * iWARP takes it only from registered memory (siw would
+		 * queue it inline, then fail to start it): refused first.
+		 */
+		KUNIT_EXPECT_EQ(test, -EINVAL,
+				ibpost_post_send_list(p->a, &wr, &bad));
+		KUNIT_EXPECT_PTR_EQ(test, bad, &wr);
+		ibpost_test_no_send_comp(test, p->a);
+		wr.send_flags = IB_SEND_SIGNALED;
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 16, &sge));
+		memcpy(p->abuf.buf, "and invalidates", 16);
+	}
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send_list(p->a, &wr, &bad));
+	KUNIT_EXPECT_NULL(test, bad);
+	memset(msg, 0, sizeof(msg));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(6), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 16U, comp.byte_len);
+	KUNIT_EXPECT_STREQ(test, (char *)p->bbuf.buf, "and invalidates");
+	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(*mr));
+	*mr = NULL;
 }
 
 static void ibpost_post_sendv_recvv_gather_scatter(struct kunit *test)
@@ -175,6 +252,7 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	struct ibpost_test_buf sbuf, rbuf;
 	struct ibpost_qp_attr attr;
+	struct ib_qp_attr qa = {};
 	struct ibpost_qp *x, *y;
 	struct ibpost_comp comp;
 	struct ib_ah *ah;
@@ -219,6 +297,42 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 								sbuf.mr },
 					  1, IB_SEND_SIGNALED));
 	ibpost_test_no_send_comp(test, x);
+
+	/*
+	 * IBA: a remote Q_Key with its high bit set stands for the sending
+	 * QP's own (0x5eed here, the receiver's too); rxe would put the
+	 * raw value on the wire, and the receiver drop the datagram.
+	 */
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(y, CTX(5), rbuf.buf,
+						  rbuf.len, rbuf.mr));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_post_ud_send(x, CTX(6), sbuf.buf, 256, sbuf.mr,
+					    IB_SEND_SIGNALED, ah,
+					    ibpost_qp_ibqp(y)->qp_num, BIT(31)));
+	ibpost_test_send_comp(test, x, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(6), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_recv_comp(test, y, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 256U + 40, comp.byte_len);
+
+	/* Its own as it is now: a Q_Key changed in RTS (RTS to RTS). */
+	qa.qkey = 0x7777;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(x, &qa, IB_QP_QKEY));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(y, &qa, IB_QP_QKEY));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(y, CTX(7), rbuf.buf,
+						  rbuf.len, rbuf.mr));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_post_ud_send(x, CTX(8), sbuf.buf, 128, sbuf.mr,
+					    IB_SEND_SIGNALED, ah,
+					    ibpost_qp_ibqp(y)->qp_num, ~0U));
+	ibpost_test_send_comp(test, x, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(8), comp.context);
+	ibpost_test_recv_comp(test, y, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(7), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, 128U + 40, comp.byte_len);
 
 	/* Destroy the QPs before their buffers' registrations. */
 	ibpost_test_qp_destroy(test, y);

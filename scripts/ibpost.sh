@@ -38,6 +38,10 @@
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_BENCH_ROWS bench: only these sections, comma-separated (bw,
 #                     post, lat, scale, mem, perftest, taskruns, profile)
+#   IBPOST_BENCH_ICOUNT=1  bench: QEMU counts instructions (-icount
+#                     shift=0,sleep=off, the two vCPUs in turn): the guest's
+#                     clock advances 1 ns per guest instruction, so every
+#                     "ns" figure is instructions executed, not host time
 #   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
 #                     to replay a fuzz run (see kunit/main.c)
 #   IBPOST_MODES      quick: the single-guest runs, "test test-siw" by default
@@ -465,8 +469,11 @@ cmd_demo() {
 # series' table goes to $OUTROOT/<series>/bench-table.txt, all of them to
 # $OUTROOT/bench-table.txt.
 cmd_bench() {
-	local k bdir out log start fail=0
+	local k bdir out log start fail=0 icount=
 	start=$(date +%s)
+	# Idle vCPUs jump the clock to the next timer (sleep=off): no host
+	# time at all in the guest's clock.
+	[ "${IBPOST_BENCH_ICOUNT:-0}" = 1 ] && icount="-icount shift=0,sleep=off"
 	deps
 	deps perftest ibverbs-providers libibverbs1
 	: > "$OUTROOT/bench-table.txt"
@@ -479,11 +486,13 @@ cmd_bench() {
 		make_initramfs "$bdir" "$out" perftest > /dev/null
 		boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
 			bench "$log" "$VM_TIMEOUT" \
-			"${BOOT_APPEND:-}${IBPOST_BENCH_ROWS:+ ibpost.bench_rows=$IBPOST_BENCH_ROWS}" ||
-			true
+			"${BOOT_APPEND:-}${IBPOST_BENCH_ROWS:+ ibpost.bench_rows=$IBPOST_BENCH_ROWS}" \
+			$icount || true
 		{
 			python3 "$REPO/scripts/bench-report.py" "$log"
 			echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with 2 vCPUs, 2 GiB"
+			[ -z "$icount" ] ||
+				echo "clock:   QEMU -icount shift=0: every ns figure above is guest instructions (both vCPUs' in turn)"
 			echo "kernel:  Linux $k, $(basename "$bdir") (scripts/bench.kunitconfig), $(date -u +%Y-%m-%d)"
 		} > "$out/bench-table.txt"
 		cat "$out/bench-table.txt" | tee -a "$OUTROOT/bench-table.txt"
