@@ -123,6 +123,26 @@ void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 			    "no receive completion within %u s", secs);
 }
 
+void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx)
+{
+	struct ibpost_comp comp;
+
+	ibpost_test_send_comp(test, qp, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, ctx, comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+}
+
+void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
+			 u32 len)
+{
+	struct ibpost_comp comp;
+
+	ibpost_test_recv_comp(test, qp, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, ctx, comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	KUNIT_EXPECT_EQ(test, len, comp.byte_len);
+}
+
 void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp)
 {

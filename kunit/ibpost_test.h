@@ -106,6 +106,11 @@ void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp);
 void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp);
+/* Take @qp's next send completion: @ctx's, successful. */
+void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx);
+/* Take @qp's next receive completion: @ctx's, successful, of @len bytes. */
+void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
+			 u32 len);
 /* Expect no further send completion within a short wait. */
 void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp);
 

@@ -71,13 +71,8 @@ static void ibpost_post_send_inline_without_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send(p->a, CTX(4), NULL, 0, NULL,
 						  IB_SEND_INLINE |
 						  IB_SEND_SIGNALED));
-	ibpost_test_send_comp(test, p->a, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(4), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	ibpost_test_recv_comp(test, p->b, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(3), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	KUNIT_EXPECT_EQ(test, 0U, comp.byte_len);
+	ibpost_test_send_ok(test, p->a, CTX(4));
+	ibpost_test_recv_ok(test, p->b, CTX(3), 0);
 
 	/*
 	 * A SEND with invalidate carries inline data as a SEND does (not on
@@ -118,13 +113,8 @@ static void ibpost_post_send_inline_without_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send_list(p->a, &wr, &bad));
 	KUNIT_EXPECT_NULL(test, bad);
 	memset(msg, 0, sizeof(msg));
-	ibpost_test_send_comp(test, p->a, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(6), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	ibpost_test_recv_comp(test, p->b, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	KUNIT_EXPECT_EQ(test, 16U, comp.byte_len);
+	ibpost_test_send_ok(test, p->a, CTX(6));
+	ibpost_test_recv_ok(test, p->b, CTX(5), 16);
 	KUNIT_EXPECT_STREQ(test, (char *)p->bbuf.buf, "and invalidates");
 	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(*mr));
 	*mr = NULL;
@@ -254,7 +244,6 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 	struct ibpost_qp_attr attr;
 	struct ib_qp_attr qa = {};
 	struct ibpost_qp *x, *y;
-	struct ibpost_comp comp;
 	struct ib_ah *ah;
 
 	ibpost_test_need_ud(test, dev);
@@ -275,13 +264,8 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 			ibpost_post_ud_send(x, CTX(2), sbuf.buf, 1024, sbuf.mr,
 					    IB_SEND_SIGNALED, ah,
 					    ibpost_qp_ibqp(y)->qp_num, 0x5eed));
-	ibpost_test_send_comp(test, x, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	ibpost_test_recv_comp(test, y, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	KUNIT_EXPECT_EQ(test, 1024U + 40, comp.byte_len);
+	ibpost_test_send_ok(test, x, CTX(2));
+	ibpost_test_recv_ok(test, y, CTX(1), 1024 + 40);
 	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)rbuf.buf + 40, sbuf.buf, 1024));
 
 	/*
@@ -309,13 +293,8 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 			ibpost_post_ud_send(x, CTX(6), sbuf.buf, 256, sbuf.mr,
 					    IB_SEND_SIGNALED, ah,
 					    ibpost_qp_ibqp(y)->qp_num, BIT(31)));
-	ibpost_test_send_comp(test, x, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(6), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	ibpost_test_recv_comp(test, y, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	KUNIT_EXPECT_EQ(test, 256U + 40, comp.byte_len);
+	ibpost_test_send_ok(test, x, CTX(6));
+	ibpost_test_recv_ok(test, y, CTX(5), 256 + 40);
 
 	/* Its own as it is now: a Q_Key changed in RTS (RTS to RTS). */
 	qa.qkey = 0x7777;
@@ -327,12 +306,8 @@ static void ibpost_post_ud_send_delivers_datagram(struct kunit *test)
 			ibpost_post_ud_send(x, CTX(8), sbuf.buf, 128, sbuf.mr,
 					    IB_SEND_SIGNALED, ah,
 					    ibpost_qp_ibqp(y)->qp_num, ~0U));
-	ibpost_test_send_comp(test, x, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(8), comp.context);
-	ibpost_test_recv_comp(test, y, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(7), comp.context);
-	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
-	KUNIT_EXPECT_EQ(test, 128U + 40, comp.byte_len);
+	ibpost_test_send_ok(test, x, CTX(8));
+	ibpost_test_recv_ok(test, y, CTX(7), 128 + 40);
 
 	/* Destroy the QPs before their buffers' registrations. */
 	ibpost_test_qp_destroy(test, y);
