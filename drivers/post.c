@@ -175,6 +175,25 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 }
 
 /*
+ * ibpost_sges_to_mrs() with its common case inline: one SGE in the
+ * queue's hit MR while that has users, tested as ibpost_mr_find() and
+ * ibpost_mr_pin() test it. A one-WR post saves the call.
+ */
+static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
+					 const struct ib_sge *sg, int num_sge,
+					 struct ibpost_mr **given,
+					 struct ibpost_mr **mrs, u8 *nhit)
+{
+	if (num_sge == 1 && q->hit_users &&
+	    (given ? given[0] == q->mr_hit : ibpost_mr_covers(q->mr_hit, sg))) {
+		q->hit_users++;
+		*nhit = 1;
+		return 0;
+	}
+	return ibpost_sges_to_mrs(q, sg, num_sge, given, mrs, nhit);
+}
+
+/*
  * A READ or atomic needs an initiator depth: with none, rxe never sends
  * it (its send queue stalls behind it) and siw fails its send queue after
  * queuing the whole chain, so it is refused before the provider. In ERR
@@ -767,8 +786,8 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		nmr = 0;
 		nhit = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
-			nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge,
-						 mrs, slot_mrs, &nhit);
+			nmr = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge,
+					    mrs, slot_mrs, &nhit);
 			if (nmr < 0) {
 				p.ret = nmr;
 				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
@@ -912,8 +931,8 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		/* An invalid WR is -EINVAL even when no slot is left. */
 		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
 			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
-		nmr = ibpost_sges_to_mrs(q, cur->sg_list, cur->num_sge, mrs,
-					 slot_mrs, &nhit);
+		nmr = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
+				    slot_mrs, &nhit);
 		if (nmr < 0) {
 			p.ret = nmr;
 			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
