@@ -470,13 +470,15 @@ cmd_demo() {
 # series' table goes to $OUTROOT/<series>/bench-table.txt, all of them to
 # $OUTROOT/bench-table.txt.
 cmd_bench() {
-	local k bdir out log start fail=0 icount=
+	local k bdir out log start fail=0 icount= vcpus="2 vCPUs"
 	start=$(date +%s)
 	# Idle jumps the clock to the next timer (sleep=off): no host time
 	# at all in the guest's clock. One vCPU: QEMU 7.2 with -icount never
 	# brings up the second.
-	[ "${IBPOST_BENCH_ICOUNT:-0}" = 1 ] &&
+	if [ "${IBPOST_BENCH_ICOUNT:-0}" = 1 ]; then
 		icount="-smp 1 -icount shift=0,sleep=off"
+		vcpus="1 vCPU"
+	fi
 	deps
 	deps perftest ibverbs-providers libibverbs1
 	: > "$OUTROOT/bench-table.txt"
@@ -493,9 +495,9 @@ cmd_bench() {
 			$icount || true
 		{
 			python3 "$REPO/scripts/bench-report.py" "$log"
-			echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with 2 vCPUs, 2 GiB"
+			echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with $vcpus, 2 GiB"
 			[ -z "$icount" ] ||
-				echo "clock:   QEMU -icount shift=0, one vCPU: every ns figure above is guest instructions"
+				echo "clock:   QEMU -icount shift=0: every ns figure above is guest instructions"
 			echo "kernel:  Linux $k, $(basename "$bdir") (scripts/bench.kunitconfig), $(date -u +%Y-%m-%d)"
 		} > "$out/bench-table.txt"
 		cat "$out/bench-table.txt" | tee -a "$OUTROOT/bench-table.txt"
