@@ -580,6 +580,8 @@ struct ibpost_marker {
  *       negotiated); 0 refuses them at post, where a provider would
  *       stall them (rxe) or fail its send queue after queuing them (siw).
  *       Set before the state that allows sends
+ * @send_fast: the send opcodes a post checks through a table, filled at
+ *             creation (ibpost_send_fast_init())
  * @port: the port the QP is bound to
  * @debugfs: this QP's debugfs file, or NULL
  * @drain_ah: UD only: an address handle for the send queue's drain marker
@@ -597,6 +599,20 @@ struct ibpost_marker {
  *              own handler calls on
  * @cm_node: entry in cm.c's list of QPs on a cm_id, under ibpost_cm_lock
  */
+/* Send opcodes below this have an entry in a QP's table (post.c). */
+#define IBPOST_FAST_OPS		16
+
+/**
+ * struct ibpost_send_fast - one opcode's entry in a QP's send table
+ * @sges: the most SGEs a WR of the opcode may have, plus one; 0: a WR of
+ *        the opcode is always checked in full
+ * @size: the size of its WR structure (struct ib_send_wr, ib_rdma_wr)
+ */
+struct ibpost_send_fast {
+	u16 sges;
+	u16 size;
+};
+
 struct ibpost_qp {
 	refcount_t ref;
 	struct mutex mutex;	/* see the kernel-doc above */
@@ -614,6 +630,7 @@ struct ibpost_qp {
 	bool dead;
 	bool left_reset;
 	u8 ord;
+	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
 	u32 port;
 	struct dentry *debugfs;
 	struct ib_ah *drain_ah;
@@ -724,8 +741,31 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 struct ibpost_mr **mrs);
 void ibpost_flush_work(struct work_struct *work);
 void ibpost_stats_refused(struct ibpost_stats *st, int err);
-int ibpost_state_check(struct ibpost_qp *qp, bool send);
+void ibpost_send_fast_init(struct ibpost_qp *qp);
 void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
+
+/*
+ * The QP-level state check shared by both queues' posts, under the
+ * queue's lock: 0, or why the QP takes no post.
+ */
+static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
+{
+	if (unlikely(qp->dead || test_bit(IBPOST_DEV_REMOVING,
+					  &qp->dev->flags)))
+		return -ENODEV;
+	switch (qp->state) {
+	case IB_QPS_RTS:
+	case IB_QPS_ERR:
+		return 0;
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+	case IB_QPS_SQD:
+		/* IBA: receives may be posted before the QP is connected. */
+		return send ? -ENOTCONN : 0;
+	default:
+		return -ENOTCONN;
+	}
+}
 
 /* Test hooks (enum ibpost_hook) and the suites' accessors: hooks.c. */
 #ifdef IBPOST_TEST_HOOKS
@@ -736,6 +776,12 @@ static inline int ibpost_hook(enum ibpost_hook point, void *obj)
 	if (unlikely(READ_ONCE(ibpost_hook_cur)))
 		return __ibpost_hook(point, obj);
 	return 0;
+}
+
+/* Whether a suite has a hook set: a post then asks at every point. */
+static inline bool ibpost_hooks_set(void)
+{
+	return READ_ONCE(ibpost_hook_cur);
 }
 
 /* A point whose hook may sleep: not asked where the caller cannot. */
@@ -753,6 +799,11 @@ static inline int ibpost_hook(enum ibpost_hook point, void *obj)
 static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
 {
 }
+
+static inline bool ibpost_hooks_set(void)
+{
+	return false;
+}
 #endif
 
 /* fault.c */
@@ -764,23 +815,34 @@ extern struct fault_attr ibpost_fail_attr;
 int __ibpost_fault_check(void);
 
 /*
- * 0, or the errno an injected fault refuses the WR at hand with. The gate
- * repeats the first exits of should_fail() (6.1 and 6.12 alike), which
+ * ibpost_fault_armed(): whether the WR at hand may meet an injected
+ * fault. ibpost_fault_check(): 0, or the errno an injected fault refuses
+ * it with. The gate repeats the first exits of should_fail() (6.1 and 6.12 alike), which
  * change nothing: no fail-nth pending for the task, then probability 0 or
  * times 0. Skipping the call there is exact, and costs two loads from one
  * read-mostly line plus in_task() and current->fail_nth: no call, lock or
  * atomic operation. A static key cannot stand in for it: the framework's
  * debugfs files write the attribute directly, with no hook to flip a key.
  */
+static inline bool ibpost_fault_armed(void)
+{
+	return unlikely(READ_ONCE(ibpost_fail_attr.probability) &&
+			atomic_read(&ibpost_fail_attr.times)) ||
+	       unlikely(in_task() && READ_ONCE(current->fail_nth));
+}
+
 static inline int ibpost_fault_check(void)
 {
-	if (unlikely(READ_ONCE(ibpost_fail_attr.probability) &&
-		     atomic_read(&ibpost_fail_attr.times)) ||
-	    unlikely(in_task() && READ_ONCE(current->fail_nth)))
+	if (ibpost_fault_armed())
 		return __ibpost_fault_check();
 	return 0;
 }
 #else
+static inline bool ibpost_fault_armed(void)
+{
+	return false;
+}
+
 static inline int ibpost_fault_check(void)
 {
 	return 0;

@@ -52,25 +52,6 @@
 #define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
 			   IB_SEND_FENCE | IB_SEND_SOLICITED)
 
-/* The QP-level state check shared by both queues. */
-int ibpost_state_check(struct ibpost_qp *qp, bool send)
-{
-	if (qp->dead || test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags))
-		return -ENODEV;
-	switch (qp->state) {
-	case IB_QPS_RTS:
-	case IB_QPS_ERR:
-		return 0;
-	case IB_QPS_INIT:
-	case IB_QPS_RTR:
-	case IB_QPS_SQD:
-		/* IBA: receives may be posted before the QP is connected. */
-		return send ? -ENOTCONN : 0;
-	default:
-		return -ENOTCONN;
-	}
-}
-
 /* Size of the caller's WR structure for @opcode; 0 when not allowed. */
 static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 				  const struct ib_send_wr *wr, bool internal)
@@ -111,6 +92,53 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 		return internal ? sizeof(struct ib_reg_wr) : 0;
 	default:
 		return 0;
+	}
+}
+
+/* The send flags the table check (below) takes; the rest go the full way. */
+#define IBPOST_SEND_FAST_FLAGS (IB_SEND_SIGNALED | IB_SEND_FENCE | \
+				IB_SEND_SOLICITED)
+
+/**
+ * ibpost_send_fast_init - fill a QP's table of plain send opcodes
+ * @qp: the QP, its type, device and granted SGEs known
+ *
+ * The opcodes whose WR, without inline data, needs no check beyond its
+ * SGE count, its flags and an sg_list: the SENDs and WRITEs of an RC QP,
+ * and its READs where the device needs no sink (not iWARP). Each entry
+ * is the SGE limit plus one (for a READ, max_sge_rd's too) and the size
+ * of the WR's structure, both from the rules ibpost_send_check() applies,
+ * so the table cannot grant what they would refuse. A WR the table does
+ * not pass is checked in full, which names the rule it breaks. Called
+ * once, before the QP is visible to any poster.
+ */
+void ibpost_send_fast_init(struct ibpost_qp *qp)
+{
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_RDMA_WRITE, IB_WR_RDMA_WRITE_WITH_IMM, IB_WR_SEND,
+		IB_WR_SEND_WITH_IMM, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ,
+	};
+	struct ib_send_wr wr = {};
+	u32 lim, i;
+
+	static_assert(ARRAY_SIZE(ops) && IB_WR_SEND_WITH_INV < IBPOST_FAST_OPS);
+	memset(qp->send_fast, 0, sizeof(qp->send_fast));
+	if (qp->attr.qp_type != IB_QPT_RC)
+		return;
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		wr.opcode = ops[i];
+		if (wr.opcode >= IBPOST_FAST_OPS)
+			continue;
+		lim = qp->attr.max_send_sge;
+		if (wr.opcode == IB_WR_RDMA_READ) {
+			if (ibpost_dev_iwarp(qp->dev))
+				continue;
+			lim = min(lim, qp->dev->ibdev->attrs.max_sge_rd ?: lim);
+		}
+		qp->send_fast[wr.opcode].size =
+			ibpost_send_wr_size(qp, &wr, false);
+		if (qp->send_fast[wr.opcode].size)
+			qp->send_fast[wr.opcode].sges = lim + 1;
 	}
 }
 
@@ -324,21 +352,49 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 }
 
 /*
+ * ibpost_send_check() through @qp's table first (ibpost_send_fast_init()):
+ * a plain SEND, WRITE or READ passes in a few loads and compares; any
+ * other WR, and one the table does not pass, is checked in full.
+ */
+static __always_inline enum ibpost_rule
+ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+		       bool internal, size_t *size)
+{
+	u32 op = wr->opcode;
+
+	if (likely(op < IBPOST_FAST_OPS &&
+		   (u32)wr->num_sge < qp->send_fast[op].sges &&
+		   !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) &&
+		   (wr->sg_list || !wr->num_sge) &&
+		   (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord)))) {
+		*size = qp->send_fast[op].size;
+		return IBPOST_RULE_NONE;
+	}
+	return ibpost_send_check(qp, wr, internal, size);
+}
+
+/*
  * How many WRs a chain holds, for the post tracepoints. Counted under the
  * queue lock, before the provider sees the chain: once it has, the queued
  * prefix may complete and the consumer free it.
  */
-static u32 ibpost_chain_len(const void *wr, bool send)
+static noinline u32 __ibpost_chain_len(const void *wr, bool send)
 {
 	u32 n = 0;
 
-	if (!(send ? trace_ibpost_post_send_enabled() :
-		     trace_ibpost_post_recv_enabled()))
-		return 0;
 	for (; wr; n++)
 		wr = send ? (const void *)((const struct ib_send_wr *)wr)->next :
 			    (const void *)((const struct ib_recv_wr *)wr)->next;
 	return n;
+}
+
+/* The same, 0 while the post events are off: no call then. */
+static __always_inline u32 ibpost_chain_len(const void *wr, bool send)
+{
+	if (!(send ? trace_ibpost_post_send_enabled() :
+		     trace_ibpost_post_recv_enabled()))
+		return 0;
+	return __ibpost_chain_len(wr, send);
 }
 
 /**
@@ -420,10 +476,31 @@ static u32 ibpost_send_refused(struct ibpost_post *p,
 }
 
 /*
+ * The provider refused the staged batch of @m at its WR @sbad (send) or
+ * @rbad (receive). Return: the WRs it queued before that one.
+ */
+static noinline u32 ibpost_provider_refused(struct ibpost_post *p, u32 m,
+					    const struct ib_send_wr *sbad,
+					    const struct ib_recv_wr *rbad)
+{
+	struct ibpost_queue *q = p->q;
+	u32 done;
+
+	if (q->is_send)
+		done = sbad ? ibpost_send_refused(p, sbad, m) : 0;
+	else
+		done = ibpost_stage_index(q->stage.recv, sizeof(*q->stage.recv),
+					  m, rbad);
+	/* No bad_wr, or none of ours: nothing was queued. */
+	return done < m ? done : 0;
+}
+
+/*
  * Hand the first @m copies of the stage to the provider. Return: 0 or the
  * provider's error, with *@done the WRs it queued.
  */
-static int ibpost_provider_post(struct ibpost_post *p, u32 m, u32 *done)
+static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
+						u32 *done)
 {
 	struct ibpost_queue *q = p->q;
 	const struct ib_send_wr *sbad = NULL;
@@ -437,16 +514,10 @@ static int ibpost_provider_post(struct ibpost_post *p, u32 m, u32 *done)
 				   &sbad);
 	else
 		ret = ib_post_recv(p->qp->ibqp, q->stage.recv, &rbad);
-	if (!ret)
+	if (likely(!ret))
 		*done = m;
-	else if (q->is_send)
-		*done = sbad ? ibpost_send_refused(p, sbad, m) : 0;
 	else
-		*done = ibpost_stage_index(q->stage.recv, sizeof(*q->stage.recv),
-					   m, rbad);
-	/* No bad_wr, or none of ours: nothing was queued. */
-	if (ret && *done >= m)
-		*done = 0;
+		*done = ibpost_provider_refused(p, m, sbad, rbad);
 	return ret;
 }
 
@@ -483,7 +554,8 @@ static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 	return ret ?: -EIO;
 }
 #else
-static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
+static __always_inline int ibpost_submit_hooked(struct ibpost_post *p, u32 m,
+						u32 *done)
 {
 	return ibpost_provider_post(p, m, done);
 }
@@ -534,38 +606,18 @@ static void ibpost_submit_refused(struct ibpost_post *p, u32 m, u32 done,
 }
 
 /*
- * The provider step, q->lock held: hand the batch staged since the last
- * one to the provider, or to the flush worker when the QP is in ERR. On a
- * refusal, the slots from the refused WR on are released, and @p says
- * which caller's WR and why.
+ * The provider refused the staged batch of @m with @pret, after queuing
+ * @done of it (ibpost_submit()): retry a busy iWARP provider, flush the
+ * rest of an ending iWARP connection, or release the slots from the
+ * refused WR on, @p saying which caller's WR and why.
  */
-static void ibpost_submit(struct ibpost_post *p)
+static noinline void ibpost_submit_error(struct ibpost_post *p, u32 m,
+					 u32 done, int pret)
 {
 	struct ibpost_qp *qp = p->qp;
 	struct ibpost_queue *q = p->q;
-	u32 m = p->n - p->off, done;
-	int pret, i;
+	int i;
 
-	lockdep_assert_held(&q->lock);
-	if (!m)
-		return;
-	/*
-	 * Read for every batch: a completion may have moved the QP to ERR
-	 * while an earlier batch was with the provider. From then on every
-	 * batch is flushed by ibpost, as a later post would be.
-	 */
-	if (qp->state == IB_QPS_ERR)
-		p->synthetic = true;
-	if (p->synthetic) {
-		ibpost_submit_synthetic(qp, q, p->start + p->off, m);
-		p->off += m;
-		return;
-	}
-	pret = ibpost_submit_hooked(p, m, &done);
-	if (!pret) {
-		p->off += m;
-		return;
-	}
 	q->provider_errors++;
 
 	/* iWARP: the provider's state lock was busy (above)? */
@@ -597,17 +649,52 @@ static void ibpost_submit(struct ibpost_post *p)
 }
 
 /*
+ * The provider step, q->lock held: hand the batch staged since the last
+ * one to the provider, or to the flush worker when the QP is in ERR. On a
+ * refusal, the slots from the refused WR on are released, and @p says
+ * which caller's WR and why (ibpost_submit_error()).
+ */
+static __always_inline void ibpost_submit(struct ibpost_post *p)
+{
+	u32 m = p->n - p->off, done;
+	int pret;
+
+	lockdep_assert_held(&p->q->lock);
+	if (!m)
+		return;
+	/*
+	 * Read for every batch: a completion may have moved the QP to ERR
+	 * while an earlier batch was with the provider. From then on every
+	 * batch is flushed by ibpost, as a later post would be.
+	 */
+	if (unlikely(p->qp->state == IB_QPS_ERR))
+		p->synthetic = true;
+	if (unlikely(p->synthetic)) {
+		ibpost_submit_synthetic(p->qp, p->q, p->start + p->off, m);
+		p->off += m;
+		return;
+	}
+	pret = ibpost_submit_hooked(p, m, &done);
+	if (unlikely(pret))
+		ibpost_submit_error(p, m, done, pret);
+	else
+		p->off += m;
+}
+
+/*
  * After the loop staged the chain's WR @n - 1 (its next one: @next): a
  * full stage goes to the provider before the next WR is staged.
  */
-static void ibpost_post_staged(struct ibpost_post *p, const void *next)
+static __always_inline void ibpost_post_staged(struct ibpost_post *p,
+					       const void *next)
 {
 	if (next && p->n - p->off == p->q->stage_max)
 		ibpost_submit(p);
 }
 
 /* The checks before a chain's first WR, q->lock held. */
-static void ibpost_post_begin(struct ibpost_post *p, const void *wr)
+static __always_inline void ibpost_post_begin(struct ibpost_post *p,
+					      const void *wr)
 	__must_hold(&p->q->lock)
 {
 	p->chain = ibpost_chain_len(wr, p->q->is_send);
@@ -624,7 +711,8 @@ static void ibpost_post_begin(struct ibpost_post *p, const void *wr)
  * completion events of the WRs it queued, and the refused WR (the
  * caller's, not queued) may still be read.
  */
-static void ibpost_post_trace(const struct ibpost_post *p, u32 posted)
+static __always_inline void ibpost_post_trace(const struct ibpost_post *p,
+					      u32 posted)
 	__must_hold(&p->q->lock)
 {
 	const struct ib_send_wr *bad;
@@ -650,8 +738,9 @@ static void ibpost_post_trace(const struct ibpost_post *p, u32 posted)
  * and set the caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr
  * was refused.
  */
-static int ibpost_post_end(struct ibpost_post *p, const void *stop,
-			   const void **bad_wr)
+static __always_inline int ibpost_post_end(struct ibpost_post *p,
+					   const void *stop,
+					   const void **bad_wr)
 	__releases(&p->q->lock)
 {
 	struct ibpost_queue *q = p->q;
@@ -681,17 +770,26 @@ static int ibpost_post_end(struct ibpost_post *p, const void *stop,
  * its @size bytes that carries ibpost's wr_cqe and signal, chained behind
  * the batch's last.
  */
-static void ibpost_stage_send(struct ibpost_post *p, struct ibpost_slot *slot,
-			      const struct ib_send_wr *wr, size_t size,
-			      bool sink)
+static __always_inline void ibpost_stage_send(struct ibpost_post *p,
+					      struct ibpost_slot *slot,
+					      const struct ib_send_wr *wr,
+					      size_t size, bool sink)
 {
 	struct ibpost_queue *q = p->q;
 	u32 i = p->n - p->off;
 	union ibpost_send_copy *stage = &q->stage.send[i];
 	struct ib_send_wr *copy = &stage->send;
 
-	/* Into the union: @size may be that of an ib_rdma_wr etc. */
-	memcpy(stage, wr, size);
+	/*
+	 * Into the union: @size may be that of an ib_rdma_wr etc. The two
+	 * common sizes are copied as structures, without a string copy.
+	 */
+	if (size == sizeof(struct ib_rdma_wr))
+		stage->rdma = *rdma_wr(wr);
+	else if (size == sizeof(struct ib_send_wr))
+		stage->send = *wr;
+	else
+		memcpy(stage, wr, size);
 	copy->wr_cqe = &slot->cqe;
 	copy->next = NULL;
 	if (slot->signaled)
@@ -732,6 +830,111 @@ static void ibpost_stage_recv(struct ibpost_post *p, struct ibpost_slot *slot,
 		q->stage.recv[i - 1].next = copy;
 }
 
+/*
+ * Claim the slot of the checked send WR @wr, the post's @k-th (@used
+ * slots were in use before the post): decide whether it is posted
+ * signaled (see the head of this file) and keep the queue's count of
+ * unsignaled WRs, which a refusal restores from the slot.
+ */
+static __always_inline struct ibpost_slot *
+ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
+		  struct ibpost_sync *sync, u32 used, u32 k)
+{
+	bool user_sig = wr->send_flags & IB_SEND_SIGNALED;
+	struct ibpost_slot *slot;
+	bool sig;
+
+	/*
+	 * iWARP: a READ completes when its response is in, after the SENDs
+	 * and WRITEs behind it that completed once sent; no later completion
+	 * may reclaim it as done (nor reuse its sink), so every READ is
+	 * signaled there.
+	 */
+	sig = user_sig || sync ||
+	      (q->sinks && wr->opcode == IB_WR_RDMA_READ) ||
+	      q->since_signal + 1 >= q->signal_interval ||
+	      used + k + 1 == q->depth;
+	if (sig && !user_sig && !sync) {
+		q->stats.forced_signals++;
+		trace_ibpost_forced_signal(q, used + k);
+	}
+	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, sig,
+				 user_sig);
+	slot->since_before = q->since_signal;
+	q->since_signal = sig ? 0 : q->since_signal + 1;
+	slot->sync = sync;
+	return slot;
+}
+
+/*
+ * Whether @wr, alone in its chain and not ibpost's own, is a plain one:
+ * a SEND, WRITE or READ that ibpost_send_fast_init()'s table passes, with
+ * one SGE in @q's hit MR (@mrs: the seed operations' MR), on a QP in RTS
+ * with a free slot, no fault armed, no test hook set and the post events
+ * off. Such a WR meets every check of ibpost_post_send_mrs()'s loop, and
+ * none of its rarer paths (flush, sink, batches, the events' chain
+ * count): it is posted straight (ibpost_post_send_plain()).
+ */
+static __always_inline bool ibpost_send_plain(struct ibpost_qp *qp,
+					      struct ibpost_queue *q,
+					      const struct ib_send_wr *wr,
+					      struct ibpost_mr **mrs)
+{
+	u32 op = wr->opcode;
+
+	return !wr->next && qp->state == IB_QPS_RTS && !qp->dead &&
+	       op < IBPOST_FAST_OPS && wr->num_sge == 1 &&
+	       qp->send_fast[op].sges > 1 &&
+	       !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) && wr->sg_list &&
+	       (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord)) &&
+	       q->head - q->tail < q->depth && q->hit_users &&
+	       (mrs ? mrs[0] == q->mr_hit :
+		      ibpost_mr_covers(q->mr_hit, wr->sg_list)) &&
+	       !test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags) &&
+	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
+	       !trace_ibpost_post_send_enabled();
+}
+
+/*
+ * Post the plain WR @wr (ibpost_send_plain()) as the loop of
+ * ibpost_post_send_mrs() would, without the loop: count its SGE in the
+ * queue's hit, claim its slot, stage its copy and hand it to the
+ * provider. A refusal is handled by the same steps as in the loop.
+ * Return: as ibpost_post_send_mrs(); q->lock is released.
+ */
+static __always_inline int ibpost_post_send_plain(struct ibpost_post *p,
+						  const struct ib_send_wr *wr,
+						  const struct ib_send_wr **bad_wr)
+	__releases(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+	const struct ib_send_wr *sbad;
+	struct ibpost_slot *slot;
+	int pret;
+
+	q->hit_users++;
+	p->start = q->head;
+	slot = ibpost_send_claim(q, wr, NULL, q->head - q->tail, 0);
+	slot->nmr = 0;
+	slot->nhit = 1;
+	ibpost_stage_send(p, slot, wr, p->qp->send_fast[wr->opcode].size,
+			  false);
+	p->n = 1;
+	pret = ib_post_send(p->qp->ibqp, &q->stage.send[0].send, &sbad);
+	if (likely(!pret)) {
+		q->stats.posted++;
+		spin_unlock_irqrestore(&q->lock, p->flags);
+		if (bad_wr)
+			*bad_wr = NULL;
+		return 0;
+	}
+	/* One WR: the provider queued none of it. */
+	p->refuse = -1;
+	p->hooked = true;
+	ibpost_submit_error(p, 1, 0, pret);
+	return ibpost_post_end(p, wr, (const void **)bad_wr);
+}
+
 /**
  * ibpost_post_send_mrs - post a chain of send WRs (internal)
  * @qp: the QP
@@ -763,19 +966,21 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
 	struct ibpost_mr **slot_mrs;
-	bool user_sig, sig, sink;
 	size_t size;
+	bool sink;
 	u32 used;
 	int nmr;
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
+	if (!sync && ibpost_send_plain(qp, q, wr, mrs))
+		return ibpost_post_send_plain(&p, wr, bad_wr);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
-		p.rule = ibpost_send_check(qp, cur, !!sync, &size);
+		p.rule = ibpost_send_check_fast(qp, cur, !!sync, &size);
 		if (p.rule) {
 			p.ret = -EINVAL;
 			break;
@@ -817,28 +1022,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			break;
 		}
 
-		user_sig = cur->send_flags & IB_SEND_SIGNALED;
-		/*
-		 * iWARP: a READ completes when its response is in, after the
-		 * SENDs and WRITEs behind it that completed once sent; no
-		 * later completion may reclaim it as done (nor reuse its
-		 * sink), so every READ is signaled there.
-		 */
-		sig = user_sig || sync ||
-		      (q->sinks && cur->opcode == IB_WR_RDMA_READ) ||
-		      q->since_signal + 1 >= q->signal_interval ||
-		      used + p.n + 1 == q->depth;
-		if (sig && !user_sig && !sync) {
-			q->stats.forced_signals++;
-			trace_ibpost_forced_signal(q, used + p.n);
-		}
-		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id, sig,
-					 user_sig);
-		slot->since_before = q->since_signal;
-		q->since_signal = sig ? 0 : q->since_signal + 1;
+		slot = ibpost_send_claim(q, cur, sync, used, p.n);
 		slot->nmr = nmr;
 		slot->nhit = nhit;
-		slot->sync = sync;
 		ibpost_stage_send(&p, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */
 		next = cur->next;

@@ -149,6 +149,7 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
 	qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge, U8_MAX);
 	qp->attr.max_inline_data = init.cap.max_inline_data;
+	ibpost_send_fast_init(qp);
 	return 0;
 }
 
