@@ -817,12 +817,13 @@ int __ibpost_fault_check(void);
 /*
  * ibpost_fault_armed(): whether the WR at hand may meet an injected
  * fault. ibpost_fault_check(): 0, or the errno an injected fault refuses
- * it with. The gate repeats the first exits of should_fail() (6.1 and 6.12 alike), which
- * change nothing: no fail-nth pending for the task, then probability 0 or
- * times 0. Skipping the call there is exact, and costs two loads from one
- * read-mostly line plus in_task() and current->fail_nth: no call, lock or
- * atomic operation. A static key cannot stand in for it: the framework's
- * debugfs files write the attribute directly, with no hook to flip a key.
+ * it with. The gate repeats the first exits of should_fail() (6.1 and
+ * 6.12 alike), which change nothing: no fail-nth pending for the task,
+ * then probability 0 or times 0. Skipping the call there is exact, and
+ * costs two loads from one read-mostly line plus in_task() and
+ * current->fail_nth: no call, lock or atomic operation. A static key
+ * cannot stand in for it: the framework's debugfs files write the
+ * attribute directly, with no hook to flip a key.
  */
 static inline bool ibpost_fault_armed(void)
 {

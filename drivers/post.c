@@ -121,14 +121,16 @@ void ibpost_send_fast_init(struct ibpost_qp *qp)
 	struct ib_send_wr wr = {};
 	u32 lim, i;
 
-	static_assert(ARRAY_SIZE(ops) && IB_WR_SEND_WITH_INV < IBPOST_FAST_OPS);
+	/* Every opcode listed has an entry. */
+	static_assert(IBPOST_FAST_OPS > IB_WR_RDMA_WRITE_WITH_IMM);
+	static_assert(IBPOST_FAST_OPS > IB_WR_SEND_WITH_IMM);
+	static_assert(IBPOST_FAST_OPS > IB_WR_RDMA_READ);
+	static_assert(IBPOST_FAST_OPS > IB_WR_SEND_WITH_INV);
 	memset(qp->send_fast, 0, sizeof(qp->send_fast));
 	if (qp->attr.qp_type != IB_QPT_RC)
 		return;
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		wr.opcode = ops[i];
-		if (wr.opcode >= IBPOST_FAST_OPS)
-			continue;
 		lim = qp->attr.max_send_sge;
 		if (wr.opcode == IB_WR_RDMA_READ) {
 			if (ibpost_dev_iwarp(qp->dev))
@@ -782,12 +784,14 @@ static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 
 	/*
 	 * Into the union: @size may be that of an ib_rdma_wr etc. The two
-	 * common sizes are copied as structures, without a string copy.
+	 * common sizes are copied with a constant size, in a few moves
+	 * rather than a string copy, every byte included (an ib_reg_wr has
+	 * the size of an ib_rdma_wr, its access where that has padding).
 	 */
 	if (size == sizeof(struct ib_rdma_wr))
-		stage->rdma = *rdma_wr(wr);
+		memcpy(stage, wr, sizeof(struct ib_rdma_wr));
 	else if (size == sizeof(struct ib_send_wr))
-		stage->send = *wr;
+		memcpy(stage, wr, sizeof(struct ib_send_wr));
 	else
 		memcpy(stage, wr, size);
 	copy->wr_cqe = &slot->cqe;
@@ -815,8 +819,9 @@ static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 }
 
 /* The same for the caller's receive WR @wr. */
-static void ibpost_stage_recv(struct ibpost_post *p, struct ibpost_slot *slot,
-			      const struct ib_recv_wr *wr)
+static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
+					      struct ibpost_slot *slot,
+					      const struct ib_recv_wr *wr)
 {
 	struct ibpost_queue *q = p->q;
 	u32 i = p->n - p->off;
@@ -828,6 +833,41 @@ static void ibpost_stage_recv(struct ibpost_post *p, struct ibpost_slot *slot,
 	q->stage_wr[i] = wr;
 	if (i)
 		q->stage.recv[i - 1].next = copy;
+}
+
+/*
+ * Whether a plain post's staged WR goes to the flush worker after all: a
+ * completion of the other queue (comp.c), under that queue's lock, may
+ * have moved the QP to ERR since the plain test. ibpost_post_end() then
+ * hands the WR on as the loop's ibpost_submit() would.
+ */
+static __always_inline bool ibpost_plain_to_flush(struct ibpost_post *p)
+{
+	return READ_ONCE(p->qp->state) == IB_QPS_ERR;
+}
+
+/*
+ * The end of a plain post (ibpost_post_send_plain() and the receive
+ * one), its one WR @wr handed to the provider, which said @pret: as
+ * ibpost_post_end() ends a post. A refusal goes through the loop's
+ * steps: the provider queued none of one WR.
+ */
+static __always_inline int ibpost_post_plain_end(struct ibpost_post *p,
+						 int pret, const void *wr,
+						 const void **bad_wr)
+	__releases(&p->q->lock)
+{
+	if (likely(!pret)) {
+		p->q->stats.posted++;
+		spin_unlock_irqrestore(&p->q->lock, p->flags);
+		if (bad_wr)
+			*bad_wr = NULL;
+		return 0;
+	}
+	p->refuse = -1;
+	p->hooked = true;
+	ibpost_submit_error(p, 1, 0, pret);
+	return ibpost_post_end(p, wr, bad_wr);
 }
 
 /*
@@ -868,42 +908,53 @@ ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 
 /*
  * Whether @wr, alone in its chain and not ibpost's own, is a plain one:
- * a SEND, WRITE or READ that ibpost_send_fast_init()'s table passes, with
- * one SGE in @q's hit MR (@mrs: the seed operations' MR), on a QP in RTS
- * with a free slot, no fault armed, no test hook set and the post events
- * off. Such a WR meets every check of ibpost_post_send_mrs()'s loop, and
- * none of its rarer paths (flush, sink, batches, the events' chain
- * count): it is posted straight (ibpost_post_send_plain()).
+ * a SEND, WRITE or READ of one SGE that ibpost_send_fast_init()'s table
+ * passes, on a QP in RTS with a free slot, no fault armed, no test hook
+ * set and the post events off. Such a WR, once its SGE is found in an MR,
+ * meets every check of ibpost_post_send_mrs()'s loop, and none of its
+ * rarer paths (flush, sink, batches, the events' chain count): it is
+ * posted straight (ibpost_post_send_plain()).
  */
 static __always_inline bool ibpost_send_plain(struct ibpost_qp *qp,
 					      struct ibpost_queue *q,
-					      const struct ib_send_wr *wr,
-					      struct ibpost_mr **mrs)
+					      const struct ib_send_wr *wr)
 {
 	u32 op = wr->opcode;
 
-	return !wr->next && qp->state == IB_QPS_RTS && !qp->dead &&
+	return wr && !wr->next && qp->state == IB_QPS_RTS && !qp->dead &&
 	       op < IBPOST_FAST_OPS && wr->num_sge == 1 &&
 	       qp->send_fast[op].sges > 1 &&
 	       !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) && wr->sg_list &&
 	       (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord)) &&
-	       q->head - q->tail < q->depth && q->hit_users &&
-	       (mrs ? mrs[0] == q->mr_hit :
-		      ibpost_mr_covers(q->mr_hit, wr->sg_list)) &&
+	       q->head - q->tail < q->depth &&
 	       !test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags) &&
 	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
 	       !trace_ibpost_post_send_enabled();
 }
 
 /*
- * Post the plain WR @wr (ibpost_send_plain()) as the loop of
- * ibpost_post_send_mrs() would, without the loop: count its SGE in the
- * queue's hit, claim its slot, stage its copy and hand it to the
- * provider. A refusal is handled by the same steps as in the loop.
+ * The MR of a plain WR's one SGE, its use counted (*@hit: in the queue's
+ * hit), as the loop's ibpost_wr_mrs() finds it; NULL, with nothing
+ * counted, when there is none: the loop then refuses the WR.
+ */
+static __always_inline struct ibpost_mr *
+ibpost_plain_mr(struct ibpost_queue *q, const struct ib_sge *sge,
+		struct ibpost_mr **mrs, bool *hit)
+{
+	return mrs ? ibpost_mr_pin(q, mrs[0], hit) :
+		     ibpost_mr_find(q, sge, hit);
+}
+
+/*
+ * Post the plain WR @wr (ibpost_send_plain()), its SGE's use in @mr
+ * counted, as the loop of ibpost_post_send_mrs() would, without the
+ * loop: claim its slot, stage its copy and hand it to the provider. A
+ * refusal is handled by the same steps as in the loop.
  * Return: as ibpost_post_send_mrs(); q->lock is released.
  */
 static __always_inline int ibpost_post_send_plain(struct ibpost_post *p,
 						  const struct ib_send_wr *wr,
+						  struct ibpost_mr *mr, bool hit,
 						  const struct ib_send_wr **bad_wr)
 	__releases(&p->q->lock)
 {
@@ -912,27 +963,19 @@ static __always_inline int ibpost_post_send_plain(struct ibpost_post *p,
 	struct ibpost_slot *slot;
 	int pret;
 
-	q->hit_users++;
 	p->start = q->head;
 	slot = ibpost_send_claim(q, wr, NULL, q->head - q->tail, 0);
-	slot->nmr = 0;
-	slot->nhit = 1;
+	slot->nhit = hit;
+	slot->nmr = !hit;
+	if (!hit)
+		ibpost_slot_mrs(q, slot)[0] = mr;
 	ibpost_stage_send(p, slot, wr, p->qp->send_fast[wr->opcode].size,
 			  false);
 	p->n = 1;
+	if (unlikely(ibpost_plain_to_flush(p)))
+		return ibpost_post_end(p, wr, (const void **)bad_wr);
 	pret = ib_post_send(p->qp->ibqp, &q->stage.send[0].send, &sbad);
-	if (likely(!pret)) {
-		q->stats.posted++;
-		spin_unlock_irqrestore(&q->lock, p->flags);
-		if (bad_wr)
-			*bad_wr = NULL;
-		return 0;
-	}
-	/* One WR: the provider queued none of it. */
-	p->refuse = -1;
-	p->hooked = true;
-	ibpost_submit_error(p, 1, 0, pret);
-	return ibpost_post_end(p, wr, (const void **)bad_wr);
+	return ibpost_post_plain_end(p, pret, wr, (const void **)bad_wr);
 }
 
 /**
@@ -973,8 +1016,14 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
-	if (!sync && ibpost_send_plain(qp, q, wr, mrs))
-		return ibpost_post_send_plain(&p, wr, bad_wr);
+	if (!sync && ibpost_send_plain(qp, q, wr)) {
+		struct ibpost_mr *mr;
+		bool hit;
+
+		mr = ibpost_plain_mr(q, wr->sg_list, mrs, &hit);
+		if (mr)
+			return ibpost_post_send_plain(&p, wr, mr, hit, bad_wr);
+	}
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	for (cur = wr; cur && !p.ret; cur = next) {
@@ -1065,6 +1114,51 @@ int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
 
+/*
+ * Whether the receive @wr is a plain one: alone in its chain, one SGE, on
+ * a QP that takes receives and is not in ERR, with a free slot, no fault
+ * armed, no test hook set and the post events off. Posted straight once
+ * its SGE is found in an MR, as for a plain send.
+ */
+static __always_inline bool ibpost_recv_plain(struct ibpost_qp *qp,
+					      struct ibpost_queue *q,
+					      const struct ib_recv_wr *wr)
+{
+	return wr && !wr->next && qp->state != IB_QPS_ERR &&
+	       !ibpost_state_check(qp, false) && wr->num_sge == 1 &&
+	       qp->attr.max_recv_sge && wr->sg_list &&
+	       q->head - q->tail < q->depth &&
+	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
+	       !trace_ibpost_post_recv_enabled();
+}
+
+/* ibpost_post_send_plain() for the plain receive @wr. */
+static __always_inline int ibpost_post_recv_plain(struct ibpost_post *p,
+						  const struct ib_recv_wr *wr,
+						  struct ibpost_mr *mr, bool hit,
+						  const struct ib_recv_wr **bad_wr)
+	__releases(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+	const struct ib_recv_wr *rbad;
+	struct ibpost_slot *slot;
+	int pret;
+
+	p->start = q->head;
+	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, true, true);
+	slot->nhit = hit;
+	slot->nmr = !hit;
+	if (!hit)
+		ibpost_slot_mrs(q, slot)[0] = mr;
+	slot->sync = NULL;
+	ibpost_stage_recv(p, slot, wr);
+	p->n = 1;
+	if (unlikely(ibpost_plain_to_flush(p)))
+		return ibpost_post_end(p, wr, (const void **)bad_wr);
+	pret = ib_post_recv(p->qp->ibqp, q->stage.recv, &rbad);
+	return ibpost_post_plain_end(p, pret, wr, (const void **)bad_wr);
+}
+
 /**
  * ibpost_post_recv_mrs - post a chain of receive WRs (internal)
  * @qp: the QP
@@ -1095,6 +1189,14 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
+	if (ibpost_recv_plain(qp, q, wr)) {
+		struct ibpost_mr *mr;
+		bool hit;
+
+		mr = ibpost_plain_mr(q, wr->sg_list, mrs, &hit);
+		if (mr)
+			return ibpost_post_recv_plain(&p, wr, mr, hit, bad_wr);
+	}
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	for (cur = wr; cur && !p.ret; cur = next) {

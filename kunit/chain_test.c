@@ -454,9 +454,43 @@ static void ibpost_failed_unsignaled_wr_returns_context(struct kunit *test)
 	ibpost_test_no_send_comp(test, p->a);
 }
 
+/*
+ * An empty chain (NULL), as ib_post_send() and ib_post_recv() take it:
+ * nothing is queued or counted, *bad_wr is NULL, and the QP posts on.
+ */
+static void ibpost_post_empty_chain_queues_nothing(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	const struct ib_send_wr *sbad = &(struct ib_send_wr){};
+	const struct ib_recv_wr *rbad = &(struct ib_recv_wr){};
+	struct ibpost_test_queue sq, rq;
+
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_send_list(p->a, NULL, &sbad));
+	KUNIT_EXPECT_PTR_EQ(test, sbad, NULL);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv_list(p->b, NULL, &rbad));
+	KUNIT_EXPECT_PTR_EQ(test, rbad, NULL);
+	ibpost_test_queue_get(p->a, true, &sq);
+	ibpost_test_queue_get(p->b, false, &rq);
+	KUNIT_EXPECT_EQ(test, sq.head, sq.tail);
+	KUNIT_EXPECT_EQ(test, 0, sq.posted);
+	KUNIT_EXPECT_EQ(test, rq.head, rq.tail);
+	KUNIT_EXPECT_EQ(test, 0, rq.posted);
+	ibpost_test_no_send_comp(test, p->a);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, p->a));
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), p->bbuf.buf,
+						  64, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(1), p->abuf.buf,
+						  8, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_ok(test, p->a, CTX(1));
+	ibpost_test_recv_ok(test, p->b, CTX(2), 8);
+}
+
 static struct kunit_case ibpost_state_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_post_send_outside_rts_is_enotconn,
 			 not_rts_gen_params),
+	KUNIT_CASE(ibpost_post_empty_chain_queues_nothing),
 	KUNIT_CASE(ibpost_post_in_err_flushes_each_wr),
 	KUNIT_CASE(ibpost_failed_unsignaled_wr_returns_context),
 	{}
