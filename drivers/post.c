@@ -919,9 +919,12 @@ static __always_inline bool ibpost_send_plain(struct ibpost_qp *qp,
 					      struct ibpost_queue *q,
 					      const struct ib_send_wr *wr)
 {
-	u32 op = wr->opcode;
+	u32 op;
 
-	return wr && !wr->next && qp->state == IB_QPS_RTS && !qp->dead &&
+	if (!wr || wr->next)
+		return false;
+	op = wr->opcode;
+	return qp->state == IB_QPS_RTS && !qp->dead &&
 	       op < IBPOST_FAST_OPS && wr->num_sge == 1 &&
 	       qp->send_fast[op].sges > 1 &&
 	       !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) && wr->sg_list &&
