@@ -948,6 +948,17 @@ ibpost_plain_mr(struct ibpost_queue *q, const struct ib_sge *sge,
 		     ibpost_mr_find(q, sge, hit);
 }
 
+/* A plain WR's slot keeps its SGE's use: in the queue's hit, or on @mr. */
+static __always_inline void ibpost_plain_slot_mr(struct ibpost_queue *q,
+						 struct ibpost_slot *slot,
+						 struct ibpost_mr *mr, bool hit)
+{
+	slot->nhit = hit;
+	slot->nmr = !hit;
+	if (!hit)
+		ibpost_slot_mrs(q, slot)[0] = mr;
+}
+
 /*
  * Post the plain WR @wr (ibpost_send_plain()), its SGE's use in @mr
  * counted, as the loop of ibpost_post_send_mrs() would, without the
@@ -968,10 +979,7 @@ static __always_inline int ibpost_post_send_plain(struct ibpost_post *p,
 
 	p->start = q->head;
 	slot = ibpost_send_claim(q, wr, NULL, q->head - q->tail, 0);
-	slot->nhit = hit;
-	slot->nmr = !hit;
-	if (!hit)
-		ibpost_slot_mrs(q, slot)[0] = mr;
+	ibpost_plain_slot_mr(q, slot, mr, hit);
 	ibpost_stage_send(p, slot, wr, p->qp->send_fast[wr->opcode].size,
 			  false);
 	p->n = 1;
@@ -1149,10 +1157,7 @@ static __always_inline int ibpost_post_recv_plain(struct ibpost_post *p,
 
 	p->start = q->head;
 	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, true, true);
-	slot->nhit = hit;
-	slot->nmr = !hit;
-	if (!hit)
-		ibpost_slot_mrs(q, slot)[0] = mr;
+	ibpost_plain_slot_mr(q, slot, mr, hit);
 	slot->sync = NULL;
 	ibpost_stage_recv(p, slot, wr);
 	p->n = 1;
