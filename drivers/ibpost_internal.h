@@ -553,6 +553,20 @@ struct ibpost_marker {
 	struct completion done;
 };
 
+/* Send opcodes below this have an entry in a QP's table (post.c). */
+#define IBPOST_FAST_OPS		16
+
+/**
+ * struct ibpost_send_fast - one opcode's entry in a QP's send table
+ * @sges: the most SGEs a WR of the opcode may have, plus one; 0: a WR of
+ *        the opcode is always checked in full
+ * @size: the size of its WR structure (struct ib_send_wr, ib_rdma_wr)
+ */
+struct ibpost_send_fast {
+	u16 sges;
+	u16 size;
+};
+
 /**
  * struct ibpost_qp - a QP with its CQs and accounting
  * @ref: the consumer's reference, and one per user that must not see the
@@ -599,20 +613,6 @@ struct ibpost_marker {
  *              own handler calls on
  * @cm_node: entry in cm.c's list of QPs on a cm_id, under ibpost_cm_lock
  */
-/* Send opcodes below this have an entry in a QP's table (post.c). */
-#define IBPOST_FAST_OPS		16
-
-/**
- * struct ibpost_send_fast - one opcode's entry in a QP's send table
- * @sges: the most SGEs a WR of the opcode may have, plus one; 0: a WR of
- *        the opcode is always checked in full
- * @size: the size of its WR structure (struct ib_send_wr, ib_rdma_wr)
- */
-struct ibpost_send_fast {
-	u16 sges;
-	u16 size;
-};
-
 struct ibpost_qp {
 	refcount_t ref;
 	struct mutex mutex;	/* see the kernel-doc above */
