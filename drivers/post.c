@@ -205,20 +205,41 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 }
 
 /*
- * ibpost_sges_to_mrs() with its common case inline: one SGE in the
- * queue's hit MR while that has users, tested as ibpost_mr_find() and
- * ibpost_mr_pin() test it. A one-WR post saves the call.
+ * The MR of a WR's one SGE @sge (@given: the seed operations' MR), its
+ * use counted (*@hit: in the queue's hit), as ibpost_sges_to_mrs() finds
+ * it; NULL, with nothing counted, when there is none.
+ */
+static __always_inline struct ibpost_mr *
+ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
+		  struct ibpost_mr **given, bool *hit)
+{
+	return given ? ibpost_mr_pin(q, given[0], hit) :
+		       ibpost_mr_find(q, sge, hit);
+}
+
+/*
+ * ibpost_sges_to_mrs() with its common case inline: one SGE found
+ * (ibpost_one_sge_mr(), the queue's hit without a call). A WR whose one
+ * SGE is in no MR is refused by ibpost_sges_to_mrs(), which looks again
+ * and names it.
  */
 static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 					 const struct ib_sge *sg, int num_sge,
 					 struct ibpost_mr **given,
 					 struct ibpost_mr **mrs, u8 *nhit)
 {
-	if (num_sge == 1 && q->hit_users &&
-	    (given ? given[0] == q->mr_hit : ibpost_mr_covers(q->mr_hit, sg))) {
-		q->hit_users++;
-		*nhit = 1;
-		return 0;
+	struct ibpost_mr *mr;
+	bool hit;
+
+	if (num_sge == 1) {
+		mr = ibpost_one_sge_mr(q, sg, given, &hit);
+		if (mr) {
+			*nhit = hit;
+			if (hit)
+				return 0;
+			mrs[0] = mr;
+			return 1;
+		}
 	}
 	return ibpost_sges_to_mrs(q, sg, num_sge, given, mrs, nhit);
 }
@@ -354,22 +375,29 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 }
 
 /*
- * ibpost_send_check() through @qp's table first (ibpost_send_fast_init()):
- * a plain SEND, WRITE or READ passes in a few loads and compares; any
- * other WR, and one the table does not pass, is checked in full.
+ * Whether @qp's table (ibpost_send_fast_init()) passes @wr: a plain SEND,
+ * WRITE or READ passes in a few loads and compares; any other WR, and one
+ * the table does not pass, is checked in full (ibpost_send_check()).
  */
+static __always_inline bool ibpost_send_table_passes(struct ibpost_qp *qp,
+						     const struct ib_send_wr *wr)
+{
+	u32 op = wr->opcode;
+
+	return op < IBPOST_FAST_OPS &&
+	       (u32)wr->num_sge < qp->send_fast[op].sges &&
+	       !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) &&
+	       (wr->sg_list || !wr->num_sge) &&
+	       (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord));
+}
+
+/* ibpost_send_check(), for a WR the table passes without it. */
 static __always_inline enum ibpost_rule
 ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		       bool internal, size_t *size)
 {
-	u32 op = wr->opcode;
-
-	if (likely(op < IBPOST_FAST_OPS &&
-		   (u32)wr->num_sge < qp->send_fast[op].sges &&
-		   !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) &&
-		   (wr->sg_list || !wr->num_sge) &&
-		   (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord)))) {
-		*size = qp->send_fast[op].size;
+	if (likely(ibpost_send_table_passes(qp, wr))) {
+		*size = qp->send_fast[wr->opcode].size;
 		return IBPOST_RULE_NONE;
 	}
 	return ibpost_send_check(qp, wr, internal, size);
@@ -907,6 +935,22 @@ ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 }
 
 /*
+ * What a plain post (below) needs of the QP and of its queue @q (@send:
+ * the send queue): a state that takes the post and is not ERR, a free
+ * slot, no fault armed, no test hook set and the post events off.
+ */
+static __always_inline bool ibpost_plain_queue(struct ibpost_qp *qp,
+					       struct ibpost_queue *q,
+					       bool send)
+{
+	return qp->state != IB_QPS_ERR && !ibpost_state_check(qp, send) &&
+	       q->head - q->tail < q->depth &&
+	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
+	       !(send ? trace_ibpost_post_send_enabled() :
+			trace_ibpost_post_recv_enabled());
+}
+
+/*
  * Whether @wr, alone in its chain and not ibpost's own, is a plain one:
  * a SEND, WRITE or READ of one SGE that ibpost_send_fast_init()'s table
  * passes, on a QP in RTS with a free slot, no fault armed, no test hook
@@ -919,33 +963,9 @@ static __always_inline bool ibpost_send_plain(struct ibpost_qp *qp,
 					      struct ibpost_queue *q,
 					      const struct ib_send_wr *wr)
 {
-	u32 op;
-
-	if (!wr || wr->next)
-		return false;
-	op = wr->opcode;
-	return qp->state == IB_QPS_RTS && !qp->dead &&
-	       op < IBPOST_FAST_OPS && wr->num_sge == 1 &&
-	       qp->send_fast[op].sges > 1 &&
-	       !(wr->send_flags & ~IBPOST_SEND_FAST_FLAGS) && wr->sg_list &&
-	       (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord)) &&
-	       q->head - q->tail < q->depth &&
-	       !test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags) &&
-	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
-	       !trace_ibpost_post_send_enabled();
-}
-
-/*
- * The MR of a plain WR's one SGE, its use counted (*@hit: in the queue's
- * hit), as the loop's ibpost_wr_mrs() finds it; NULL, with nothing
- * counted, when there is none: the loop then refuses the WR.
- */
-static __always_inline struct ibpost_mr *
-ibpost_plain_mr(struct ibpost_queue *q, const struct ib_sge *sge,
-		struct ibpost_mr **mrs, bool *hit)
-{
-	return mrs ? ibpost_mr_pin(q, mrs[0], hit) :
-		     ibpost_mr_find(q, sge, hit);
+	return wr && !wr->next && wr->num_sge == 1 &&
+	       ibpost_send_table_passes(qp, wr) &&
+	       ibpost_plain_queue(qp, q, true);
 }
 
 /* A plain WR's slot keeps its SGE's use: in the queue's hit, or on @mr. */
@@ -1031,7 +1051,7 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		struct ibpost_mr *mr;
 		bool hit;
 
-		mr = ibpost_plain_mr(q, wr->sg_list, mrs, &hit);
+		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
 		if (mr)
 			return ibpost_post_send_plain(&p, wr, mr, hit, bad_wr);
 	}
@@ -1135,12 +1155,9 @@ static __always_inline bool ibpost_recv_plain(struct ibpost_qp *qp,
 					      struct ibpost_queue *q,
 					      const struct ib_recv_wr *wr)
 {
-	return wr && !wr->next && qp->state != IB_QPS_ERR &&
-	       !ibpost_state_check(qp, false) && wr->num_sge == 1 &&
+	return wr && !wr->next && wr->num_sge == 1 &&
 	       qp->attr.max_recv_sge && wr->sg_list &&
-	       q->head - q->tail < q->depth &&
-	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
-	       !trace_ibpost_post_recv_enabled();
+	       ibpost_plain_queue(qp, q, false);
 }
 
 /* ibpost_post_send_plain() for the plain receive @wr. */
@@ -1201,7 +1218,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		struct ibpost_mr *mr;
 		bool hit;
 
-		mr = ibpost_plain_mr(q, wr->sg_list, mrs, &hit);
+		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
 		if (mr)
 			return ibpost_post_recv_plain(&p, wr, mr, hit, bad_wr);
 	}
