@@ -22,7 +22,7 @@
  * the interval's count separately, so two posters on two CPUs could both
  * take the one failure "times 1" allows, or both skip the Nth WR. Calls
  * are serialized by ibpost_fault_lock; it is taken only while something
- * is armed (see ibpost_fault_check()), when speed does not matter.
+ * is armed (see ibpost_fault_armed()), when speed does not matter.
  *
  * verbose starts at 0 here, not at the framework's 2: a refusal is
  * recorded by ibpost's own ratelimited line and by the refused-post trace
@@ -57,7 +57,7 @@ static bool ibpost_fault_errno_valid(s64 err)
 	return err < 0 && err > -MAX_ERRNO;
 }
 
-/* A WR passed the checks and ibpost_fault_check()'s gate is open. */
+/* A WR passed the checks and ibpost_fault_armed()'s gate is open. */
 int __ibpost_fault_check(void)
 {
 	unsigned long flags;
@@ -81,7 +81,7 @@ int __ibpost_fault_check(void)
  * stops it; interval 1 and probability 100 (> any random value 0..99) let
  * it through. With size 1 and space nth, calls 1..nth-1 bring space down
  * to 1 and call nth fails (space is not spent by a failing call); times 1
- * then drops to 0, which closes ibpost_fault_check()'s gate. nth 1 fails
+ * then drops to 0, which closes ibpost_fault_armed()'s gate. nth 1 fails
  * the next call. nth 0 disarms: probability 0. Both restart the
  * interval's count (not shown in debugfs) from 0.
  */

@@ -817,13 +817,13 @@ int __ibpost_fault_check(void);
 /*
  * ibpost_fault_armed(): whether the WR at hand may meet an injected
  * fault. ibpost_fault_check(): 0, or the errno an injected fault refuses
- * it with. The gate repeats the first exits of should_fail() (6.1 and
- * 6.12 alike), which change nothing: no fail-nth pending for the task,
- * then probability 0 or times 0. Skipping the call there is exact, and
- * costs two loads from one read-mostly line plus in_task() and
- * current->fail_nth: no call, lock or atomic operation. A static key
- * cannot stand in for it: the framework's debugfs files write the
- * attribute directly, with no hook to flip a key.
+ * it with, the gate being open. The gate repeats the first exits of
+ * should_fail() (6.1 and 6.12 alike), which change nothing: no fail-nth
+ * pending for the task, then probability 0 or times 0. Skipping the call
+ * there is exact, and costs two loads from one read-mostly line plus
+ * in_task() and current->fail_nth: no call, lock or atomic operation. A
+ * static key cannot stand in for it: the framework's debugfs files write
+ * the attribute directly, with no hook to flip a key.
  */
 static inline bool ibpost_fault_armed(void)
 {
@@ -832,11 +832,15 @@ static inline bool ibpost_fault_armed(void)
 	       unlikely(in_task() && READ_ONCE(current->fail_nth));
 }
 
-static inline int ibpost_fault_check(void)
+/*
+ * A chain's post opens the gate once, before its first WR (@armed), and
+ * the framework then judges each WR: a fault is armed (the attribute or
+ * the task's fail-nth) before the post it aims at; one armed during a
+ * post races with it whichever WR looks.
+ */
+static inline int ibpost_fault_check(bool armed)
 {
-	if (ibpost_fault_armed())
-		return __ibpost_fault_check();
-	return 0;
+	return unlikely(armed) ? __ibpost_fault_check() : 0;
 }
 #else
 static inline bool ibpost_fault_armed(void)
@@ -844,7 +848,7 @@ static inline bool ibpost_fault_armed(void)
 	return false;
 }
 
-static inline int ibpost_fault_check(void)
+static inline int ibpost_fault_check(bool armed)
 {
 	return 0;
 }

@@ -218,15 +218,28 @@ ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
 }
 
 /*
+ * The MR array of the WR a post loop checks, @inuse slots being taken
+ * with the post's WRs before it: the array of the slot it will claim, or
+ * the spare one when none is left (an invalid WR is -EINVAL even then).
+ */
+static __always_inline struct ibpost_mr **ibpost_next_mrs(struct ibpost_queue *q,
+							  u32 inuse)
+{
+	return inuse >= q->depth ? q->spare_mrs :
+	       ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
+}
+
+/*
  * ibpost_sges_to_mrs() with its common case inline: one SGE found
- * (ibpost_one_sge_mr(), the queue's hit without a call). A WR whose one
- * SGE is in no MR is refused by ibpost_sges_to_mrs(), which looks again
- * and names it.
+ * (ibpost_one_sge_mr(), the queue's hit without a call), the MR array
+ * (ibpost_next_mrs(), @inuse) looked at only when the hit is not it. A
+ * WR whose one SGE is in no MR is refused by ibpost_sges_to_mrs(), which
+ * looks again and names it.
  */
 static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 					 const struct ib_sge *sg, int num_sge,
-					 struct ibpost_mr **given,
-					 struct ibpost_mr **mrs, u8 *nhit)
+					 struct ibpost_mr **given, u32 inuse,
+					 u8 *nhit)
 {
 	struct ibpost_mr *mr;
 	bool hit;
@@ -237,11 +250,12 @@ static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 			*nhit = hit;
 			if (hit)
 				return 0;
-			mrs[0] = mr;
+			ibpost_next_mrs(q, inuse)[0] = mr;
 			return 1;
 		}
 	}
-	return ibpost_sges_to_mrs(q, sg, num_sge, given, mrs, nhit);
+	return ibpost_sges_to_mrs(q, sg, num_sge, given,
+				  ibpost_next_mrs(q, inuse), nhit);
 }
 
 /*
@@ -1039,9 +1053,8 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	struct ibpost_post p = { .qp = qp, .q = &qp->sq };
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
-	struct ibpost_mr **slot_mrs;
+	bool sink, faults;
 	size_t size;
-	bool sink;
 	u32 used;
 	int nmr;
 	u8 nhit;
@@ -1057,6 +1070,8 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	}
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
+	/* ibpost's own WRs are never refused by fault injection. */
+	faults = !sync && ibpost_fault_armed();
 	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
@@ -1065,14 +1080,11 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			p.ret = -EINVAL;
 			break;
 		}
-		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
-			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = 0;
 		nhit = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
 			nmr = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge,
-					    mrs, slot_mrs, &nhit);
+					    mrs, used + p.n, &nhit);
 			if (nmr < 0) {
 				p.ret = nmr;
 				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
@@ -1080,25 +1092,26 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			}
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, q->spare_mrs, nmr, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
 			break;
 		}
-		p.ret = sync ? 0 : ibpost_fault_check();
+		p.ret = ibpost_fault_check(faults);
 		if (p.ret)
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 		/* In ERR nothing reaches the provider: no sink to register. */
-		sink = !p.ret && !sync && qp->state != IB_QPS_ERR &&
-		       ibpost_sink_wanted(q, cur);
+		sink = ibpost_sink_wanted(q, cur) && !p.ret && !sync &&
+		       qp->state != IB_QPS_ERR;
 		if (sink) {
 			p.ret = ibpost_sink_prepare(q, cur);
 			if (p.ret)
 				p.rule = IBPOST_RULE_READ_SINK;
 		}
 		if (p.ret) {
-			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, ibpost_next_mrs(q, used + p.n),
+					   nmr, nhit);
 			break;
 		}
 
@@ -1208,7 +1221,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	struct ibpost_post p = { .qp = qp, .q = &qp->rq };
 	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur, *next;
-	struct ibpost_mr **slot_mrs;
+	bool faults;
 	u32 used;
 	int nmr;
 	u8 nhit;
@@ -1224,6 +1237,7 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	}
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
+	faults = ibpost_fault_armed();
 	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
@@ -1241,26 +1255,24 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			p.rule = IBPOST_RULE_NO_SG_LIST;
 			break;
 		}
-		/* An invalid WR is -EINVAL even when no slot is left. */
-		slot_mrs = used + p.n >= q->depth ? q->spare_mrs :
-			   ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
 		nmr = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
-				    slot_mrs, &nhit);
+				    used + p.n, &nhit);
 		if (nmr < 0) {
 			p.ret = nmr;
 			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 			break;
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, q->spare_mrs, nmr, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
 			break;
 		}
-		p.ret = ibpost_fault_check();
+		p.ret = ibpost_fault_check(faults);
 		if (p.ret) {
-			ibpost_mr_uses_put(q, slot_mrs, nmr, nhit);
+			ibpost_mr_uses_put(q, ibpost_next_mrs(q, used + p.n),
+					   nmr, nhit);
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
