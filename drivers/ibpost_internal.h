@@ -462,6 +462,21 @@ static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
 	return slot->sink ? __ibpost_sink_head(q, slot) : wr;
 }
 
+/* ibpost_mr_sge(), inline for the seed operations' one SGE. */
+static inline int __ibpost_mr_sge(const struct ibpost_mr *mr,
+				  const void *addr, u32 length,
+				  struct ib_sge *sge)
+{
+	const char *p = addr, *b = mr->buf;
+
+	if (p < b || p > b + mr->len || length > (b + mr->len) - p)
+		return -EINVAL;
+	sge->addr = mr->dma + (p - b);
+	sge->length = length;
+	sge->lkey = mr->lkey;
+	return 0;
+}
+
 /* Whether @sge lies inside @mr, under one of its keys. */
 static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 				    const struct ib_sge *sge)

@@ -756,14 +756,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_mr_rkey, IBPOST_NS);
 int ibpost_mr_sge(const struct ibpost_mr *mr, const void *addr, u32 length,
 		  struct ib_sge *sge)
 {
-	const char *p = addr, *b = mr->buf;
-
-	if (p < b || p > b + mr->len || length > (b + mr->len) - p)
-		return -EINVAL;
-	sge->addr = mr->dma + (p - b);
-	sge->length = length;
-	sge->lkey = mr->lkey;
-	return 0;
+	return __ibpost_mr_sge(mr, addr, length, sge);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_mr_sge, IBPOST_NS);
 

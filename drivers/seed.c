@@ -86,21 +86,34 @@ static int ibpost_seed_refused(struct ibpost_qp *qp, bool send, int err)
 	return err;
 }
 
-/* One SGE, on the stack. */
-static int ibpost_seed_one(struct ibpost_seed *s, void *addr, size_t length,
-			   struct ibpost_mr *mr, int flags)
+/*
+ * One SGE, on the stack: a buffer inside its MR translated inline, any
+ * other case by ibpost_seed_sgl(), which names the rule it breaks.
+ */
+static __always_inline int ibpost_seed_one(struct ibpost_seed *s, void *addr,
+					   size_t length, struct ibpost_mr *mr,
+					   int flags)
 {
 	struct ibpost_sge sge = { .addr = addr, .length = length, .mr = mr };
 
-	if (length > U32_MAX)
-		return -EINVAL;
 	s->sge = &s->one_sge;
 	s->mrs = &s->one_mr;
+	if (likely(mr && !(flags & IB_SEND_INLINE) && length <= U32_MAX &&
+		   !__ibpost_mr_sge(mr, addr, length, &s->one_sge))) {
+		s->nsge = 1;
+		s->inline_data = false;
+		s->one_mr = mr;
+		return 0;
+	}
+	if (length > U32_MAX)
+		return -EINVAL;
 	return ibpost_seed_sgl(s, &sge, 1, flags, 1);
 }
 
-static int ibpost_seed_post(struct ibpost_qp *qp, struct ibpost_seed *s,
-			    struct ib_send_wr *wr, void *context, int flags)
+static __always_inline int ibpost_seed_post(struct ibpost_qp *qp,
+					    struct ibpost_seed *s,
+					    struct ib_send_wr *wr,
+					    void *context, int flags)
 {
 	wr->wr_id = (uintptr_t)context;
 	wr->sg_list = s->sge;
@@ -110,9 +123,11 @@ static int ibpost_seed_post(struct ibpost_qp *qp, struct ibpost_seed *s,
 				    s->inline_data ? NULL : s->mrs, NULL);
 }
 
-static int ibpost_seed_rdma(struct ibpost_qp *qp, struct ibpost_seed *s,
-			    enum ib_wr_opcode op, void *context, int flags,
-			    u64 remote_addr, u32 rkey)
+static __always_inline int ibpost_seed_rdma(struct ibpost_qp *qp,
+					    struct ibpost_seed *s,
+					    enum ib_wr_opcode op,
+					    void *context, int flags,
+					    u64 remote_addr, u32 rkey)
 {
 	struct ib_rdma_wr wr = {
 		.wr.opcode = op,
@@ -123,8 +138,9 @@ static int ibpost_seed_rdma(struct ibpost_qp *qp, struct ibpost_seed *s,
 	return ibpost_seed_post(qp, s, &wr.wr, context, flags);
 }
 
-static int ibpost_seed_recv(struct ibpost_qp *qp, struct ibpost_seed *s,
-			    void *context)
+static __always_inline int ibpost_seed_recv(struct ibpost_qp *qp,
+					    struct ibpost_seed *s,
+					    void *context)
 {
 	struct ib_recv_wr wr = {
 		.wr_id = (uintptr_t)context,
