@@ -21,8 +21,9 @@
  * should_fail() is not atomic: it reads and then updates times, space and
  * the interval's count separately, so two posters on two CPUs could both
  * take the one failure "times 1" allows, or both skip the Nth WR. Calls
- * are serialized by ibpost_fault_lock; it is taken only while something
- * is armed (see ibpost_fault_armed()), when speed does not matter.
+ * are serialized by ibpost_fault_lock; it is taken only by a post that
+ * began while something was armed (see ibpost_fault_armed()), when speed
+ * does not matter.
  *
  * verbose starts at 0 here, not at the framework's 2: a refusal is
  * recorded by ibpost's own ratelimited line and by the refused-post trace
@@ -197,7 +198,8 @@ void ibpost_fault_exit(void)
  *
  * The refusal honours the partial-post contract: the WRs before it in its
  * chain are queued, *bad_wr names it, nothing after it is queued, and the
- * QP's state is unchanged. It fires once.
+ * QP's state is unchanged. It fires once. A post already under way when
+ * it is armed is not affected: its WRs do not count.
  *
  * This arms the fault attribute of /sys/kernel/debug/ibpost/fail_ibpost/:
  * probability 100, interval 1, times 1, space @nth, task-filter and the

@@ -222,8 +222,8 @@ ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
  * with the post's WRs before it: the array of the slot it will claim, or
  * the spare one when none is left (an invalid WR is -EINVAL even then).
  */
-static __always_inline struct ibpost_mr **ibpost_next_mrs(struct ibpost_queue *q,
-							  u32 inuse)
+static __always_inline struct ibpost_mr **
+ibpost_next_mrs(struct ibpost_queue *q, u32 inuse)
 {
 	return inuse >= q->depth ? q->spare_mrs :
 	       ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
