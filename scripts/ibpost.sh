@@ -41,8 +41,11 @@
 #   IBPOST_BENCH_ICOUNT=1  bench: QEMU counts instructions (-icount
 #                     shift=0,sleep=off, one vCPU): the guest's clock
 #                     advances 1 ns per guest instruction, so every "ns"
-#                     figure is instructions executed, not host time (for
-#                     the post rows; the rows of two CPUs get one)
+#                     figure is instructions executed, not host time: the
+#                     post rows count the post call's, the bandwidth rows
+#                     the whole guest's per message, rxe's included, and
+#                     on 6.1 the latency rows (6.12's polled ones do not
+#                     finish on one vCPU; scaling needs two)
 #   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
 #                     to replay a fuzz run (see kunit/main.c)
 #   IBPOST_MODES      quick: the single-guest runs, "test test-siw" by default
@@ -66,7 +69,7 @@ REPORT=$OUTROOT/report.txt
 
 PACKAGES="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	  dwarves python3 qemu-system-x86 busybox-static iproute2 kmod cpio
-	  xz-utils sparse rsync binutils"
+	  xz-utils sparse rsync binutils patch"
 
 # Install the Debian packages named (by default $PACKAGES) that are
 # missing.
@@ -85,18 +88,31 @@ deps() {
 }
 
 # The kernel source of series $1 (6.1, 6.12), unpacked once per
-# linux-source package version; prints its directory.
+# linux-source package version; prints its directory. With $2 "fixed",
+# the test kernel's source: the series' provider fixes
+# (scripts/kernel-patches/<series>/*.patch) applied, in a directory of
+# its own named by their hash.
 src_dir() {
-	local series=$1 ver dir
+	local series=$1 ver dir tag="" p
+	local pdir=$REPO/scripts/kernel-patches/$series
 	ver=$(dpkg-query -W -f='${Version}' "linux-source-$series") ||
 		die "linux-source-$series is not installed"
-	dir=$CACHE/src-$ver
+	if [ "${2:-}" = fixed ] && ls "$pdir"/*.patch > /dev/null 2>&1; then
+		tag=-fixed-$(cat "$pdir"/*.patch | sha256sum | cut -c1-8)
+	fi
+	dir=$CACHE/src-$ver$tag
 	if [ ! -e "$dir/.ibpost-unpacked" ]; then
-		log "unpacking linux-source-$series $ver"
+		log "unpacking linux-source-$series $ver${tag:+ with its fixes}"
 		rm -rf "$dir" && mkdir -p "$dir" || die "cannot make $dir"
 		tar -C "$dir" --strip-components=1 \
 			-xf "/usr/src/linux-source-$series.tar.xz" ||
 			{ rm -rf "$dir"; die "unpacking linux-source-$series failed"; }
+		if [ -n "$tag" ]; then
+			for p in "$pdir"/*.patch; do
+				patch -d "$dir" -p1 -s < "$p" ||
+					{ rm -rf "$dir"; die "applying $p failed"; }
+			done
+		fi
 		touch "$dir/.ibpost-unpacked"
 	fi
 	echo "$dir"
@@ -105,10 +121,16 @@ src_dir() {
 # Build (or reuse) a kernel of series $1 for a kunitconfig ($2, default
 # the test kernel's); prints the build directory. The cache key covers
 # the config fragment's options (not its comments), the source version
-# and the kunit.py architecture fragment.
+# with its fixes, and the kunit.py architecture fragment. The test kernel
+# carries the series' provider fixes (src_dir); the bench kernel, which
+# measures the provider users have, does not.
 kernel() {
 	local series=$1 cfg=${2:-$KUNITCONFIG} src key bdir start
-	src=$(src_dir "$series")
+	if [ "$cfg" = "$KUNITCONFIG" ]; then
+		src=$(src_dir "$series" fixed)
+	else
+		src=$(src_dir "$series")
+	fi
 	key=$( (grep -v -e '^#' -e '^$' "$cfg"; echo "$src";
 		cat "$src/tools/testing/kunit/qemu_configs/x86_64.py") |
 		sha256sum | cut -c1-16)
