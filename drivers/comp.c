@@ -51,20 +51,11 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 	}
 }
 
-/*
- * The WR of @slot is over, or was not queued: its buffers may go. The
- * common case, SGEs in the queue's hit that still has others, without a
- * call.
- */
+/* The WR of @slot is over, or was not queued: its buffers may go. */
 static __always_inline void ibpost_slot_release(struct ibpost_queue *q,
 						struct ibpost_slot *slot)
 {
-	lockdep_assert_held(&q->lock);
-	if (likely(!slot->nmr && slot->nhit < q->hit_users))
-		q->hit_users -= slot->nhit;
-	else
-		ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr,
-				   slot->nhit);
+	ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr, slot->nhit);
 	slot->nmr = 0;
 	slot->nhit = 0;
 }

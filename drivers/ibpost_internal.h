@@ -709,14 +709,29 @@ struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge);
 void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);
 void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n);
-void ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
-			unsigned int nmr, unsigned int nhit);
+void __ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
+			  unsigned int nmr, unsigned int nhit);
 struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
 void ibpost_mr_release_orphan(struct ibpost_mr *mr);
 int ibpost_mr_init(void);
 void ibpost_mr_exit(void);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
+
+/*
+ * Release a WR's MR uses: @nmr listed in @mrs, @nhit in @q's hit. The
+ * common case, SGEs in a hit that keeps other users, without a call.
+ */
+static inline void ibpost_mr_uses_put(struct ibpost_queue *q,
+				      struct ibpost_mr **mrs,
+				      unsigned int nmr, unsigned int nhit)
+{
+	lockdep_assert_held(&q->lock);
+	if (likely(!nmr && nhit < q->hit_users))
+		q->hit_users -= nhit;
+	else
+		__ibpost_mr_uses_put(q, mrs, nmr, nhit);
+}
 
 /*
  * The rules a post checks a WR against, named by the refusal trace events

@@ -554,9 +554,9 @@ void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n)
 		atomic_dec(&q->mr_hit->users);
 }
 
-/* Release a WR's MR uses: @nmr listed in @mrs, @nhit in @q's hit. */
-void ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
-			unsigned int nmr, unsigned int nhit)
+/* ibpost_mr_uses_put() but for its common case, done inline. */
+void __ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
+			  unsigned int nmr, unsigned int nhit)
 {
 	ibpost_mr_put_users(mrs, nmr);
 	ibpost_mr_hit_put(q, nhit);
