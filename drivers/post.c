@@ -21,14 +21,17 @@
  * changed by a failed post.
  *
  * Signaling: a send WR is posted signaled when the caller asks (or is
- * ibpost's own, or an iWARP READ) and when signal_interval WRs went
- * unsignaled; unsignaled WRs are reclaimed when a later signaled one
- * completes (comp.c). The interval never exceeds the depth (qp.c), so the
- * unsignaled WRs behind the last signaled one never fill the ring: a full
- * ring always holds a signaled WR whose completion makes room, and a
- * poster that fills the ring while one is outstanding (as one signaling
- * every n-th WR does) costs no completion of its own. So the ring can
- * always drain, and the provider's send queue can never overflow.
+ * ibpost's own, or an iWARP READ), when signal_interval WRs went
+ * unsignaled, and when slots run low: it takes the last free slot with
+ * more than half the ring unsignaled behind the last signal. Unsignaled
+ * WRs are reclaimed when a later signaled one completes (comp.c). The
+ * interval never exceeds the depth (qp.c), so the unsignaled WRs behind
+ * the last signaled one never fill the ring: a full ring always holds a
+ * signaled WR, whose completion (once taken, for a consumer that fetches
+ * its completions) makes room. A poster that keeps the ring full while
+ * signaling every few WRs itself pays no completion of ibpost's. So the
+ * ring can always drain, and the provider's send queue can never
+ * overflow.
  *
  * ERR state: WRs posted while the QP is known to be in ERR are checked as
  * usual, then completed with IB_WC_WR_FLUSH_ERR by ibpost itself (from a
@@ -938,7 +941,8 @@ ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 	 */
 	sig = user_sig || sync ||
 	      (q->sinks && wr->opcode == IB_WR_RDMA_READ) ||
-	      q->since_signal + 1 >= q->signal_interval;
+	      q->since_signal + 1 >= q->signal_interval ||
+	      (used + k + 1 == q->depth && q->since_signal >= q->depth / 2);
 	if (sig && !user_sig && !sync) {
 		q->stats.forced_signals++;
 		trace_ibpost_forced_signal(q, used + k);

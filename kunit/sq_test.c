@@ -195,63 +195,89 @@ static void ibpost_sq_mixed_chains_contexts_once(struct kunit *test)
 	ibpost_test_no_send_comp(test, p->a);
 }
 
+/* Chain @n WRITEs of @wr from @first on, @signaled (if < @n) asked for. */
+static void sq_chain(struct ibpost_test_pair *p, struct ib_rdma_wr *wr,
+		     struct ib_sge *sge, u32 n, u32 first, u32 signaled)
+{
+	u32 i;
+
+	memset(wr, 0, n * sizeof(*wr));
+	for (i = 0; i < n; i++) {
+		wr[i].wr.wr_id = (uintptr_t)CTX(first + i);
+		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[i].wr.sg_list = sge;
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.send_flags = i == signaled ? IB_SEND_SIGNALED : 0;
+		wr[i].wr.next = i + 1 < n ? &wr[i + 1].wr : NULL;
+		wr[i].remote_addr = ibpost_mr_remote_addr(p->bw.mr);
+		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
+	}
+}
+
 /*
- * A ring that fills while a signaled WR is outstanding needs no signal of
- * its own: that WR's completion reclaims room. Only an interval of
- * unsignaled WRs is forced, and since the interval never exceeds the
- * depth, a full ring always holds a signaled WR.
+ * Filling the ring is signaled only when slots run low with more than
+ * half the ring unsignaled behind the last signal: a poster that fills
+ * it while signaling every few WRs itself (a streaming ULP) costs no
+ * completion of its own, and a full ring always holds a signaled WR.
  */
-static void ibpost_sq_full_ring_forces_only_the_interval(struct kunit *test)
+static void ibpost_sq_full_ring_signals_when_slots_run_low(struct kunit *test)
 {
 	struct ibpost_test_pair *p = sq_pair(test, 1U << 20);
 	u32 depth = p->got.max_send_wr, i;
-	const struct ib_send_wr *bad;
 	struct ibpost_test_queue before, tq;
+	const struct ib_send_wr *bad;
+	unsigned long deadline;
 	struct ibpost_test_slot ts;
 	struct ibpost_comp comp;
 	struct ib_rdma_wr *wr;
 	struct ib_sge sge;
 
 	KUNIT_ASSERT_EQ(test, depth, p->got.signal_interval);
+	KUNIT_ASSERT_GE(test, depth, 8U);
 	wr = kunit_kcalloc(test, depth, sizeof(*wr), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, wr);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 8,
 					       &sge));
-	for (i = 0; i < depth; i++) {
-		wr[i].wr.wr_id = (uintptr_t)CTX(100 + i);
-		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
-		wr[i].wr.sg_list = &sge;
-		wr[i].wr.num_sge = 1;
-		wr[i].wr.next = i + 1 < depth ? &wr[i + 1].wr : NULL;
-		wr[i].remote_addr = ibpost_mr_remote_addr(p->bw.mr);
-		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
-	}
-	wr[0].wr.send_flags = IB_SEND_SIGNALED;
 	ibpost_test_queue_get(p->a, true, &before);
 	KUNIT_ASSERT_EQ(test, 0U, before.head - before.tail);
-	/* The whole ring in one chain: the first WR asked, no other signaled. */
+
+	/* The whole ring, the last but one asked for: nothing forced. */
+	sq_chain(p, wr, &sge, depth, 100, depth - 2);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr, &bad));
 	for (i = 0; i < depth; i++) {
 		ibpost_test_send_slot(p->a, before.head + i, &ts);
-		KUNIT_EXPECT_EQ_MSG(test, i == 0, ts.signaled, "slot %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, i == depth - 2, ts.signaled,
+				    "slot %u", i);
 	}
 	ibpost_test_queue_get(p->a, true, &tq);
 	KUNIT_EXPECT_EQ(test, before.forced_signals, tq.forced_signals);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, sq_write(p, CTX(1), 0));
-
-	/* Its completion reclaims its slot alone. */
+	/* Its completion reclaims every slot but the last. */
 	ibpost_test_send_comp(test, p->a, &comp);
-	KUNIT_EXPECT_PTR_EQ(test, CTX(100), comp.context);
-	KUNIT_EXPECT_EQ(test, depth - 1, ibpost_test_in_use(p->a, true));
+	KUNIT_EXPECT_PTR_EQ(test, CTX(100 + depth - 2), comp.context);
+	KUNIT_EXPECT_EQ(test, 1U, ibpost_test_in_use(p->a, true));
 
-	/* The next fills the ring with none signaled: the interval forces it. */
-	KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(2), 0));
-	ibpost_test_send_slot(p->a, before.head + depth, &ts);
-	KUNIT_EXPECT_TRUE(test, ts.signaled);
-	KUNIT_EXPECT_FALSE(test, ts.user_signaled);
+	/*
+	 * Fill it again, the second WR asked for: the last would leave
+	 * depth - 3 unsignaled behind it, more than half the ring, below the
+	 * interval. It is forced, and its completion empties the ring.
+	 */
+	sq_chain(p, wr, &sge, depth - 1, 200, 1);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr, &bad));
+	for (i = 0; i < depth - 1; i++) {
+		ibpost_test_send_slot(p->a, before.head + depth + i, &ts);
+		KUNIT_EXPECT_EQ_MSG(test, i == 1 || i == depth - 2, ts.signaled,
+				    "slot %u", depth + i);
+		KUNIT_EXPECT_EQ_MSG(test, i == 1, ts.user_signaled,
+				    "slot %u", depth + i);
+	}
 	ibpost_test_queue_get(p->a, true, &tq);
 	KUNIT_EXPECT_EQ(test, before.forced_signals + 1, tq.forced_signals);
-	for (i = 0; i < 500 && ibpost_test_in_use(p->a, true); i++)
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(201), comp.context);
+	deadline = jiffies + 10 * HZ;
+	while (ibpost_test_in_use(p->a, true) &&
+	       time_before(jiffies, deadline))
 		usleep_range(1000, 2000);
 	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, true));
 	ibpost_test_no_send_comp(test, p->a);
@@ -312,7 +338,7 @@ static struct kunit_case ibpost_sq_cases[] = {
 	KUNIT_CASE(ibpost_stats_count_posts_and_completions),
 	KUNIT_CASE(ibpost_sq_unsignaled_stream_never_overflows),
 	KUNIT_CASE(ibpost_sq_forces_signal_every_interval),
-	KUNIT_CASE(ibpost_sq_full_ring_forces_only_the_interval),
+	KUNIT_CASE(ibpost_sq_full_ring_signals_when_slots_run_low),
 	KUNIT_CASE(ibpost_sq_mixed_chains_contexts_once),
 	{}
 };
