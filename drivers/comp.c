@@ -241,6 +241,53 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
+ * Reclaim the send slot @s, still posted, as succeeded if it was
+ * unsignaled and reached the provider: a marker posted behind it (at
+ * @end) came back, so the provider is done with it, and a WR it flushed
+ * would have come back on its own before. Return: whether it was.
+ */
+static bool ibpost_slot_reclaim_drained(struct ibpost_queue *q,
+					struct ibpost_slot *s, u32 end)
+{
+	if (s->signaled || s->synthetic)
+		return false;
+	trace_ibpost_send_reclaim_drained(q, s, end);
+	ibpost_slot_release(q, s);
+	s->state = IBPOST_SLOT_FREE;
+	q->stats.completed++;
+	return true;
+}
+
+/**
+ * ibpost_sq_reclaim_marked - reclaim the send WRs the reclaim marker passed
+ * @qp: the QP whose reclaim marker (drain.c) came back
+ *
+ * The unsignaled send WRs before the marker that reached the provider and
+ * are still posted succeeded: no completion comes for them. Their slots
+ * (and MR uses) are released, the tail moves on, and another marker may
+ * be posted.
+ *
+ * Context: Any context but hard IRQ; takes qp->sq.lock.
+ */
+void ibpost_sq_reclaim_marked(struct ibpost_qp *qp)
+{
+	struct ibpost_queue *q = &qp->sq;
+	u32 pos;
+
+	spin_lock_bh(&q->lock);
+	for (pos = q->tail; (s32)(qp->reclaim_end - pos) > 0; pos++) {
+		struct ibpost_slot *s = &q->slots[pos & q->mask];
+
+		if (s->state == IBPOST_SLOT_POSTED)
+			ibpost_slot_reclaim_drained(q, s, qp->reclaim_end);
+	}
+	ibpost_queue_advance(q);
+	qp->reclaim_posted = false;
+	spin_unlock_bh(&q->lock);
+	wake_up_all(&q->wait);
+}
+
+/*
  * Return as flushed every WR of @q still posted that @flush selects, and
  * silently reclaim the unsignaled send WRs @reclaim selects (known to have
  * succeeded). Held on entry and on return, q->lock is dropped around
@@ -265,13 +312,9 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 		if (s->state != IBPOST_SLOT_POSTED)
 			continue;
 		/* A synthetic WR never reached the provider: always a flush. */
-		if (reclaim && q->is_send && !s->signaled && !s->synthetic) {
-			trace_ibpost_send_reclaim_drained(q, s, end);
-			ibpost_slot_release(q, s);
-			s->state = IBPOST_SLOT_FREE;
-			q->stats.completed++;
+		if (reclaim && q->is_send && ibpost_slot_reclaim_drained(q, s,
+									 end))
 			continue;
-		}
 		if (!flush(s))
 			continue;
 		wc.wr_cqe = &s->cqe;

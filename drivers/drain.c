@@ -31,6 +31,19 @@ static void ibpost_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&m->done);
 }
 
+static void ibpost_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_qp *qp = container_of(wc->wr_cqe, struct ibpost_qp,
+					    reclaim_cqe);
+
+	/* Flushed, as in ERR, or run: the WRs before it are done either way. */
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("QP %u: reclaim marker completed with %s (vendor_err %#x)\n",
+				    qp->qpn, ib_wc_status_msg(wc->status),
+				    wc->vendor_err);
+	ibpost_sq_reclaim_marked(qp);
+}
+
 /* A UD QP needs an address handle to post its send marker. */
 int ibpost_drain_init(struct ibpost_qp *qp)
 {
@@ -41,6 +54,7 @@ int ibpost_drain_init(struct ibpost_qp *qp)
 	init_completion(&qp->rq_marker.done);
 	qp->sq_marker.cqe.done = ibpost_marker_done;
 	qp->rq_marker.cqe.done = ibpost_marker_done;
+	qp->reclaim_cqe.done = ibpost_reclaim_done;
 	if (qp->attr.qp_type != IB_QPT_UD)
 		return 0;
 	ret = ibpost_loopback_av(qp, &av);
@@ -83,13 +97,30 @@ static bool ibpost_marker_wait(struct ib_cq *cq, struct ibpost_marker *m)
 	return true;
 }
 
+/* Post a send marker on @qp, signaled, completing to @cqe. */
+static int ibpost_send_marker(struct ibpost_qp *qp, struct ib_cqe *cqe)
+{
+	struct ib_ud_wr swr = {};
+
+	swr.wr.wr_cqe = cqe;
+	swr.wr.send_flags = IB_SEND_SIGNALED;
+	if (qp->attr.qp_type == IB_QPT_UD) {
+		swr.wr.opcode = IB_WR_SEND;
+		swr.ah = qp->drain_ah;
+		swr.remote_qpn = qp->ibqp->qp_num;
+		swr.remote_qkey = READ_ONCE(qp->attr.qkey);
+	} else {
+		swr.wr.opcode = IB_WR_RDMA_WRITE;
+	}
+	return ib_post_send(qp->ibqp, &swr.wr, NULL);
+}
+
 /*
  * Post @qp's marker on one queue and wait for it. Return: 0 when it came
  * back, -ETIMEDOUT when not in time, or why the provider refused it.
  */
 static int ibpost_marker_drain(struct ibpost_qp *qp, bool send)
 {
-	struct ib_ud_wr swr = {};
 	struct ib_recv_wr rwr = {};
 	int ret;
 
@@ -101,17 +132,7 @@ static int ibpost_marker_drain(struct ibpost_qp *qp, bool send)
 		return ibpost_marker_wait(qp->rq.cq, &qp->rq_marker) ?
 		       0 : -ETIMEDOUT;
 	}
-	swr.wr.wr_cqe = &qp->sq_marker.cqe;
-	swr.wr.send_flags = IB_SEND_SIGNALED;
-	if (qp->attr.qp_type == IB_QPT_UD) {
-		swr.wr.opcode = IB_WR_SEND;
-		swr.ah = qp->drain_ah;
-		swr.remote_qpn = qp->ibqp->qp_num;
-		swr.remote_qkey = READ_ONCE(qp->attr.qkey);
-	} else {
-		swr.wr.opcode = IB_WR_RDMA_WRITE;
-	}
-	ret = ib_post_send(qp->ibqp, &swr.wr, NULL);
+	ret = ibpost_send_marker(qp, &qp->sq_marker.cqe);
 	if (ret)
 		return ret;
 	return ibpost_marker_wait(qp->sq.cq, &qp->sq_marker) ? 0 : -ETIMEDOUT;
@@ -150,4 +171,55 @@ bool ibpost_drain(struct ibpost_qp *qp)
 			   qp->ibqp->qp_num, sq ? "stuck" : "ok",
 			   rq ? "stuck" : "ok");
 	return !sq && !rq;
+}
+
+/**
+ * ibpost_sq_reclaim_retired - free the slots of sends that succeeded before ERR
+ * @qp: a QP ibpost knows to be in ERR, from its flush worker
+ *
+ * An unsignaled send WR that the provider retired before the QP went to
+ * ERR gets no completion, and the WRs posted in ERR, flushed by ibpost
+ * itself, reclaim nothing: its slot would stay taken until RESET, and a
+ * QP in ERR, which takes WRs and flushes each, would run out of slots.
+ * So a send marker is posted behind it, in the ring's order (under the
+ * queue's lock); when it comes back, every earlier WR the provider
+ * flushed has come back too, and those still posted succeeded
+ * (ibpost_sq_reclaim_marked()). One marker at a time, and only while the
+ * provider's queue and CQ keep the entry the drain marker needs: fewer
+ * WRs with it than the depth. Never while a drain is on its way
+ * (@qp->dead, @qp->reclaim_blocked), which reclaims them itself and
+ * after whose marker a RESET could discard this one unanswered. Not on
+ * iWARP: siw completes a WR posted while it is still flushing its queue
+ * (after a connection loss) at once, ahead of the earlier WRs' flushes,
+ * and those would be taken as succeeded.
+ *
+ * Context: Process context (the flush worker).
+ */
+void ibpost_sq_reclaim_retired(struct ibpost_qp *qp)
+{
+	struct ibpost_queue *q = &qp->sq;
+	unsigned long flags;
+	u32 pos, posted = 0;
+	bool held = false;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (qp->reclaim_posted || qp->reclaim_blocked || qp->dead ||
+	    READ_ONCE(qp->state) != IB_QPS_ERR || ibpost_dev_iwarp(qp->dev))
+		goto out;
+	for (pos = q->tail; pos != q->head; pos++) {
+		const struct ibpost_slot *s = &q->slots[pos & q->mask];
+
+		if (s->state != IBPOST_SLOT_POSTED || s->synthetic)
+			continue;
+		posted++;
+		held |= !s->signaled;
+	}
+	if (!held || posted >= q->depth)
+		goto out;
+	qp->reclaim_end = q->head;
+	qp->reclaim_posted = true;
+	if (ibpost_send_marker(qp, &qp->reclaim_cqe))
+		qp->reclaim_posted = false;
+out:
+	spin_unlock_irqrestore(&q->lock, flags);
 }

@@ -31,8 +31,9 @@
  *   ibpost_send_reclaim                  an unsignaled send WR that
  *                                        succeeded: a later signaled one
  *                                        (its cid is named) completed
- *   ibpost_send_reclaim_drained          the same, shown by the drain
- *                                        marker at destroy or RESET
+ *   ibpost_send_reclaim_drained          the same, shown by a marker:
+ *                                        the drain's at destroy or
+ *                                        RESET, or the one posted in ERR
  *
  * So ``grep -E 'dev\.id=0 cq\.id=3 cid=17 '`` finds WR 17's end, and its
  * post when it came first in its chain; otherwise its post is the
@@ -620,12 +621,15 @@ DEFINE_EVENT(ibpost_reclaim_class, ibpost_send_reclaim,
 		 u32 by),
 	TP_ARGS(q, slot, by));
 
-/* @by: the ring position after the last WR posted, where the marker is. */
+/*
+ * @by: the ring position after the last WR posted, where the marker (the
+ * drain's, or the reclaim marker posted in ERR) is.
+ */
 DEFINE_EVENT_PRINT(ibpost_reclaim_class, ibpost_send_reclaim_drained,
 	TP_PROTO(const struct ibpost_queue *q, const struct ibpost_slot *slot,
 		 u32 by),
 	TP_ARGS(q, slot, by),
-	TP_printk("dev.id=%u cq.id=%u cid=%u qpn=%u ctx=%p status=SUCCESS unsignaled, before the drain marker",
+	TP_printk("dev.id=%u cq.id=%u cid=%u qpn=%u ctx=%p status=SUCCESS unsignaled, before a marker",
 		  __entry->dev_id, __entry->cq_id, __entry->cid, __entry->qpn,
 		  __entry->context));
 

@@ -1364,4 +1364,5 @@ void ibpost_flush_work(struct work_struct *work)
 
 	ibpost_queue_finish_synthetic(&qp->sq);
 	ibpost_queue_finish_synthetic(&qp->rq);
+	ibpost_sq_reclaim_retired(qp);
 }

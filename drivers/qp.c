@@ -886,6 +886,18 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 
 /*
+ * Keep the flush worker from posting a reclaim marker (drain.c) while a
+ * move to RESET drains the QP, from before it enters ERR until the
+ * provider's QP is in RESET (or the move failed).
+ */
+static void ibpost_reclaim_block(struct ibpost_qp *qp, bool block)
+{
+	spin_lock_bh(&qp->sq.lock);
+	qp->reclaim_blocked = block;
+	spin_unlock_bh(&qp->sq.lock);
+}
+
+/*
  * On the way to RESET: move the QP to ERR and drain it,
  * so that every outstanding context comes back (IB_WC_WR_FLUSH_ERR), then
  * leave the ring empty for a later RESET->RTS. Posts meanwhile are flushed
@@ -954,13 +966,14 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	 * completions: return every outstanding context first, flushed.
 	 */
 	if (to_reset && qp->state != IB_QPS_RESET && qp->left_reset) {
+		ibpost_reclaim_block(qp, true);
 		ret = ibpost_qp_flush_outstanding(qp);
 		if (ret)
-			goto out_unlock;
+			goto out_unblock;
 	}
 	ret = ib_modify_qp(qp->ibqp, attr, attr_mask);
 	if (ret)
-		goto out_unlock;
+		goto out_unblock;
 	/* RESET clears it; IBA's default is none. */
 	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
 		WRITE_ONCE(qp->ord, min_t(u32, attr->max_rd_atomic, U8_MAX));
@@ -974,6 +987,9 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	if (attr->qp_state != IB_QPS_RESET)
 		qp->left_reset = true;
 	ibpost_set_state(qp, attr->qp_state);
+out_unblock:
+	if (to_reset)
+		ibpost_reclaim_block(qp, false);
 out_unlock:
 	if (!nested)
 		mutex_unlock(&qp->mutex);

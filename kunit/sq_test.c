@@ -283,6 +283,90 @@ static void ibpost_sq_full_ring_signals_when_slots_run_low(struct kunit *test)
 	ibpost_test_no_send_comp(test, p->a);
 }
 
+/* Take @qp's send completions, counting them and the flushed ones. */
+static void sq_take_comps(struct ibpost_qp *qp, long timeout, u32 *got,
+			  u32 *flushed)
+{
+	struct ibpost_comp comp;
+
+	while (ibpost_get_send_comp(qp, &comp, timeout) == 1) {
+		(*got)++;
+		*flushed += comp.status == IB_WC_WR_FLUSH_ERR;
+	}
+}
+
+/*
+ * A QP in ERR accepts WRs and flushes each, however many: the unsignaled
+ * WRs that succeeded before ERR (no completion comes for them) must not
+ * keep the ring full. Posted and flushed three times the depth, twice:
+ * again after RESET and back to RTS.
+ */
+static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
+{
+	struct ibpost_test_pair *p = sq_pair(test, 16);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	u32 depth = p->got.max_send_wr, total = 3 * depth, i, got, flushed;
+	struct ibpost_test_queue tq;
+	unsigned long deadline;
+	int round, ret, full;
+
+	ibpost_test_need_ib(test, p->dev,
+			    "slots of WRs that succeeded before ERR are reclaimed on IB/RoCE only");
+	for (round = 0; round < 2; round++) {
+		full = 0;
+		got = 0;
+		flushed = 0;
+		for (i = 0; i < 3; i++)
+			KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(1 + i), 0));
+		/* Let them land: retired by the provider, no completion. */
+		msleep(300);
+		qa.qp_state = IB_QPS_ERR;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa,
+							  IB_QP_STATE));
+		deadline = jiffies + 10 * HZ;
+		for (i = 0; i < total && time_before(jiffies, deadline); ) {
+			ret = sq_write(p, CTX(100 + i), 0);
+			if (ret == -ENOMEM) {
+				full++;
+				usleep_range(500, 1000);
+			} else {
+				KUNIT_ASSERT_EQ(test, 0, ret);
+				i++;
+			}
+			sq_take_comps(p->a, 0, &got, &flushed);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, total, i, "round %d: -ENOMEM %d times",
+				    round, full);
+		/* Each flushed; the early three too if they had not landed. */
+		deadline = jiffies + 10 * HZ;
+		while (got < i && time_before(jiffies, deadline))
+			sq_take_comps(p->a, HZ / 10, &got, &flushed);
+		sq_take_comps(p->a, HZ / 2, &got, &flushed);
+		KUNIT_EXPECT_GE(test, got, i);
+		KUNIT_EXPECT_LE(test, got, i + 3);
+		KUNIT_EXPECT_EQ(test, got, flushed);
+		deadline = jiffies + 10 * HZ;
+		while (ibpost_test_in_use(p->a, true) &&
+		       time_before(jiffies, deadline))
+			usleep_range(1000, 2000);
+		KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, true));
+		KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
+		ibpost_test_queue_get(p->a, true, &tq);
+		kunit_info(test, "round %d: %u WRs flushed in ERR on a %u-deep SQ, -ENOMEM %d times, %u of the early 3 reclaimed",
+			   round, i, depth, full, 3 - (got - i));
+		if (round)
+			break;
+		/* Both back to RTS, the peer's PSNs with it. */
+		qa.qp_state = IB_QPS_RESET;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa,
+							  IB_QP_STATE));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa,
+							  IB_QP_STATE));
+		ibpost_test_connect(test, p->a, p->b, IB_QPS_RTS, 12, 7);
+		ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 12, 7);
+	}
+}
+
 static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 {
 	struct ibpost_test_pair *p = sq_pair(test, 4);
@@ -339,6 +423,7 @@ static struct kunit_case ibpost_sq_cases[] = {
 	KUNIT_CASE(ibpost_sq_unsignaled_stream_never_overflows),
 	KUNIT_CASE(ibpost_sq_forces_signal_every_interval),
 	KUNIT_CASE(ibpost_sq_full_ring_signals_when_slots_run_low),
+	KUNIT_CASE(ibpost_sq_err_after_unsignaled_keeps_accepting),
 	KUNIT_CASE(ibpost_sq_mixed_chains_contexts_once),
 	{}
 };
