@@ -261,20 +261,28 @@ static bool ibpost_slot_reclaim_drained(struct ibpost_queue *q,
 /**
  * ibpost_sq_reclaim_marked - reclaim the send WRs the reclaim marker passed
  * @qp: the QP whose reclaim marker (drain.c) came back
+ * @cqe: the completion entry it was posted with
  *
  * The unsignaled send WRs before the marker that reached the provider and
  * are still posted succeeded: no completion comes for them. Their slots
  * (and MR uses) are released, the tail moves on, and another marker may
- * be posted.
+ * be posted. The completion of a marker a RESET found with the provider
+ * (posted on the entry that is no longer @qp->reclaim_gen's) reclaims
+ * nothing.
  *
  * Context: Any context but hard IRQ; takes qp->sq.lock.
  */
-void ibpost_sq_reclaim_marked(struct ibpost_qp *qp)
+void ibpost_sq_reclaim_marked(struct ibpost_qp *qp, struct ib_cqe *cqe)
 {
 	struct ibpost_queue *q = &qp->sq;
 	u32 pos;
 
 	spin_lock_bh(&q->lock);
+	/* A marker a RESET found with the provider: the ring moved on. */
+	if (cqe != &qp->reclaim_cqe[qp->reclaim_gen]) {
+		spin_unlock_bh(&q->lock);
+		return;
+	}
 	for (pos = q->tail; (s32)(qp->reclaim_end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 

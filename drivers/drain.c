@@ -31,17 +31,26 @@ static void ibpost_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&m->done);
 }
 
-static void ibpost_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
+static void ibpost_reclaim_done(struct ibpost_qp *qp, struct ib_wc *wc)
 {
-	struct ibpost_qp *qp = container_of(wc->wr_cqe, struct ibpost_qp,
-					    reclaim_cqe);
-
 	/* Flushed, as in ERR, or run: the WRs before it are done either way. */
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_warn_ratelimited("QP %u: reclaim marker completed with %s (vendor_err %#x)\n",
 				    qp->qpn, ib_wc_status_msg(wc->status),
 				    wc->vendor_err);
-	ibpost_sq_reclaim_marked(qp);
+	ibpost_sq_reclaim_marked(qp, wc->wr_cqe);
+}
+
+static void ibpost_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc)
+{
+	ibpost_reclaim_done(container_of(wc->wr_cqe, struct ibpost_qp,
+					 reclaim_cqe[0]), wc);
+}
+
+static void ibpost_reclaim_done1(struct ib_cq *cq, struct ib_wc *wc)
+{
+	ibpost_reclaim_done(container_of(wc->wr_cqe, struct ibpost_qp,
+					 reclaim_cqe[1]), wc);
 }
 
 /* A UD QP needs an address handle to post its send marker. */
@@ -54,7 +63,8 @@ int ibpost_drain_init(struct ibpost_qp *qp)
 	init_completion(&qp->rq_marker.done);
 	qp->sq_marker.cqe.done = ibpost_marker_done;
 	qp->rq_marker.cqe.done = ibpost_marker_done;
-	qp->reclaim_cqe.done = ibpost_reclaim_done;
+	qp->reclaim_cqe[0].done = ibpost_reclaim_done0;
+	qp->reclaim_cqe[1].done = ibpost_reclaim_done1;
 	if (qp->attr.qp_type != IB_QPT_UD)
 		return 0;
 	ret = ibpost_loopback_av(qp, &av);
@@ -188,10 +198,13 @@ bool ibpost_drain(struct ibpost_qp *qp)
  * provider's queue and CQ keep the entry the drain marker needs: fewer
  * WRs with it than the depth. Never while a drain is on its way
  * (@qp->dead, @qp->reclaim_blocked), which reclaims them itself and
- * after whose marker a RESET could discard this one unanswered. Not on
- * iWARP: siw completes a WR posted while it is still flushing its queue
- * (after a connection loss) at once, ahead of the earlier WRs' flushes,
- * and those would be taken as succeeded.
+ * after whose marker a RESET could discard this one unanswered. RC only:
+ * ibpost may see ERR (an error completion) before the provider's QP is
+ * in it, so the marker may really run: a zero-length WRITE does no harm,
+ * where a UD marker, a SEND to the QP itself, could take one of the
+ * consumer's receives. Not on iWARP: siw completes a WR posted while it
+ * is still flushing its queue (after a connection loss) at once, ahead
+ * of the earlier WRs' flushes, and those would be taken as succeeded.
  *
  * Context: Process context (the flush worker).
  */
@@ -204,7 +217,8 @@ void ibpost_sq_reclaim_retired(struct ibpost_qp *qp)
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (qp->reclaim_posted || qp->reclaim_blocked || qp->dead ||
-	    READ_ONCE(qp->state) != IB_QPS_ERR || ibpost_dev_iwarp(qp->dev))
+	    READ_ONCE(qp->state) != IB_QPS_ERR ||
+	    qp->attr.qp_type != IB_QPT_RC || ibpost_dev_iwarp(qp->dev))
 		goto out;
 	for (pos = q->tail; pos != q->head; pos++) {
 		const struct ibpost_slot *s = &q->slots[pos & q->mask];
@@ -218,7 +232,7 @@ void ibpost_sq_reclaim_retired(struct ibpost_qp *qp)
 		goto out;
 	qp->reclaim_end = q->head;
 	qp->reclaim_posted = true;
-	if (ibpost_send_marker(qp, &qp->reclaim_cqe))
+	if (ibpost_send_marker(qp, &qp->reclaim_cqe[qp->reclaim_gen]))
 		qp->reclaim_posted = false;
 out:
 	spin_unlock_irqrestore(&q->lock, flags);

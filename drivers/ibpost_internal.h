@@ -616,9 +616,13 @@ struct ibpost_send_fast {
  * @drain_ah: UD only: an address handle for the send queue's drain marker
  * @sq_marker: the drain marker of the send queue
  * @rq_marker: the drain marker of the receive queue
- * @reclaim_cqe: the completion of the reclaim marker (drain.c), a send
- *               marker posted in ERR behind send WRs that succeeded
- *               unsignaled, so that their slots come back
+ * @reclaim_cqe: the completion entries of the reclaim marker (drain.c), a
+ *               send marker posted in ERR behind send WRs that succeeded
+ *               unsignaled, so that their slots come back; the one of
+ *               @reclaim_gen is current
+ * @reclaim_gen: under sq.lock: flipped when a RESET finds a reclaim
+ *               marker with the provider, whose completion, should it
+ *               still come, is then ignored
  * @reclaim_end: under sq.lock: the send ring's head when it was posted
  * @reclaim_posted: under sq.lock: it is with the provider
  * @reclaim_blocked: under sq.lock: a move to RESET is draining the QP;
@@ -658,7 +662,8 @@ struct ibpost_qp {
 	struct ib_ah *drain_ah;
 	struct ibpost_marker sq_marker;
 	struct ibpost_marker rq_marker;
-	struct ib_cqe reclaim_cqe;
+	struct ib_cqe reclaim_cqe[2];
+	u8 reclaim_gen;
 	u32 reclaim_end;
 	bool reclaim_posted;
 	bool reclaim_blocked;
@@ -705,7 +710,7 @@ void ibpost_sync_put(struct ibpost_sync *sync);
 void ibpost_queue_finish_synthetic(struct ibpost_queue *q);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
-void ibpost_sq_reclaim_marked(struct ibpost_qp *qp);
+void ibpost_sq_reclaim_marked(struct ibpost_qp *qp, struct ib_cqe *cqe);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 int ibpost_cq_poll(struct ib_cq *cq, int budget);
 bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);

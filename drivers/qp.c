@@ -888,12 +888,38 @@ EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 /*
  * Keep the flush worker from posting a reclaim marker (drain.c) while a
  * move to RESET drains the QP, from before it enters ERR until the
- * provider's QP is in RESET (or the move failed).
+ * provider's QP is in RESET (or the move failed). Return: whether this
+ * call blocked it (a RESET nested in a callback of the drain's own
+ * polling finds it blocked, and leaves it so).
  */
-static void ibpost_reclaim_block(struct ibpost_qp *qp, bool block)
+static bool ibpost_reclaim_block(struct ibpost_qp *qp)
+{
+	bool mine;
+
+	spin_lock_bh(&qp->sq.lock);
+	mine = !qp->reclaim_blocked;
+	qp->reclaim_blocked = true;
+	spin_unlock_bh(&qp->sq.lock);
+	return mine;
+}
+
+/*
+ * After a move to RESET (@reset) or a failed one, ending the block of
+ * @mine (ibpost_reclaim_block()). A reclaim marker RESET found with the
+ * provider was discarded, or its completion waits in the CQ (until the
+ * next drain's marker at the latest): the next marker is posted on the
+ * other completion entry, and that one's completion is ignored.
+ */
+static void ibpost_reclaim_unblock(struct ibpost_qp *qp, bool mine,
+				   bool reset)
 {
 	spin_lock_bh(&qp->sq.lock);
-	qp->reclaim_blocked = block;
+	if (reset && qp->reclaim_posted) {
+		qp->reclaim_posted = false;
+		qp->reclaim_gen ^= 1;
+	}
+	if (mine)
+		qp->reclaim_blocked = false;
 	spin_unlock_bh(&qp->sq.lock);
 }
 
@@ -953,6 +979,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 			attr->qp_state == IB_QPS_RESET;
 	/* From a DIRECT callback of this QP's own polling: already held. */
 	bool nested = READ_ONCE(qp->poller) == current;
+	bool blocked = false;
 	int ret;
 
 	if (!nested)
@@ -966,7 +993,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	 * completions: return every outstanding context first, flushed.
 	 */
 	if (to_reset && qp->state != IB_QPS_RESET && qp->left_reset) {
-		ibpost_reclaim_block(qp, true);
+		blocked = ibpost_reclaim_block(qp);
 		ret = ibpost_qp_flush_outstanding(qp);
 		if (ret)
 			goto out_unblock;
@@ -989,7 +1016,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	ibpost_set_state(qp, attr->qp_state);
 out_unblock:
 	if (to_reset)
-		ibpost_reclaim_block(qp, false);
+		ibpost_reclaim_unblock(qp, blocked, !ret);
 out_unlock:
 	if (!nested)
 		mutex_unlock(&qp->mutex);

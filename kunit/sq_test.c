@@ -309,6 +309,7 @@ static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 	struct ibpost_test_queue tq;
 	unsigned long deadline;
 	int round, ret, full;
+	u64 completed;
 
 	ibpost_test_need_ib(test, p->dev,
 			    "slots of WRs that succeeded before ERR are reclaimed on IB/RoCE only");
@@ -316,6 +317,11 @@ static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 		full = 0;
 		got = 0;
 		flushed = 0;
+		/* A signal first: no forced one among the next three. */
+		KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(9), IB_SEND_SIGNALED));
+		ibpost_test_send_ok(test, p->a, CTX(9));
+		ibpost_test_queue_get(p->a, true, &tq);
+		completed = tq.completed;
 		for (i = 0; i < 3; i++)
 			KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(1 + i), 0));
 		/* Let them land: retired by the provider, no completion. */
@@ -351,9 +357,11 @@ static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 			usleep_range(1000, 2000);
 		KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, true));
 		KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
+		/* The early three that were not flushed were reclaimed. */
 		ibpost_test_queue_get(p->a, true, &tq);
-		kunit_info(test, "round %d: %u WRs flushed in ERR on a %u-deep SQ, -ENOMEM %d times, %u of the early 3 reclaimed",
-			   round, i, depth, full, 3 - (got - i));
+		KUNIT_EXPECT_EQ(test, 3ULL, tq.completed - completed + got - i);
+		kunit_info(test, "round %d: %u WRs flushed in ERR on a %u-deep SQ, -ENOMEM %d times, %llu of the early 3 reclaimed",
+			   round, i, depth, full, tq.completed - completed);
 		if (round)
 			break;
 		/* Both back to RTS, the peer's PSNs with it. */
