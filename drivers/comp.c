@@ -259,27 +259,29 @@ static bool ibpost_slot_reclaim_drained(struct ibpost_queue *q,
 }
 
 /**
- * ibpost_sq_reclaim_marked - reclaim the send WRs the reclaim marker passed
- * @qp: the QP whose reclaim marker (drain.c) came back
- * @cqe: the completion entry it was posted with
+ * ibpost_sq_reclaim_done - the reclaim marker (drain.c) came back
+ * @cq: the send CQ, whose context is the send queue
+ * @wc: its completion, on one of qp->reclaim_cqe
  *
  * The unsignaled send WRs before the marker that reached the provider and
- * are still posted succeeded: no completion comes for them. Their slots
- * (and MR uses) are released, the tail moves on, and another marker may
- * be posted. The completion of a marker a RESET found with the provider
- * (posted on the entry that is no longer @qp->reclaim_gen's) reclaims
- * nothing.
+ * are still posted succeeded (flushed or run, the marker comes after
+ * them): no completion comes for them. Their slots (and MR uses) are
+ * released, the tail moves on, and another marker may be posted. The
+ * completion of a marker a RESET found with the provider (posted on the
+ * entry that is no longer @qp->reclaim_gen's) reclaims nothing.
  *
- * Context: Any context but hard IRQ; takes qp->sq.lock.
+ * Context: The send CQ's completion context.
  */
-void ibpost_sq_reclaim_marked(struct ibpost_qp *qp, struct ib_cqe *cqe)
+void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ibpost_queue *q = &qp->sq;
+	struct ibpost_queue *q = cq->cq_context;
+	struct ibpost_qp *qp = q->qp;
 	u32 pos;
 
+	ibpost_log_wc(q, wc);
 	spin_lock_bh(&q->lock);
 	/* A marker a RESET found with the provider: the ring moved on. */
-	if (cqe != &qp->reclaim_cqe[qp->reclaim_gen]) {
+	if (wc->wr_cqe != &qp->reclaim_cqe[qp->reclaim_gen]) {
 		spin_unlock_bh(&q->lock);
 		return;
 	}

@@ -31,28 +31,6 @@ static void ibpost_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&m->done);
 }
 
-static void ibpost_reclaim_done(struct ibpost_qp *qp, struct ib_wc *wc)
-{
-	/* Flushed, as in ERR, or run: the WRs before it are done either way. */
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("QP %u: reclaim marker completed with %s (vendor_err %#x)\n",
-				    qp->qpn, ib_wc_status_msg(wc->status),
-				    wc->vendor_err);
-	ibpost_sq_reclaim_marked(qp, wc->wr_cqe);
-}
-
-static void ibpost_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc)
-{
-	ibpost_reclaim_done(container_of(wc->wr_cqe, struct ibpost_qp,
-					 reclaim_cqe[0]), wc);
-}
-
-static void ibpost_reclaim_done1(struct ib_cq *cq, struct ib_wc *wc)
-{
-	ibpost_reclaim_done(container_of(wc->wr_cqe, struct ibpost_qp,
-					 reclaim_cqe[1]), wc);
-}
-
 /* A UD QP needs an address handle to post its send marker. */
 int ibpost_drain_init(struct ibpost_qp *qp)
 {
@@ -63,8 +41,8 @@ int ibpost_drain_init(struct ibpost_qp *qp)
 	init_completion(&qp->rq_marker.done);
 	qp->sq_marker.cqe.done = ibpost_marker_done;
 	qp->rq_marker.cqe.done = ibpost_marker_done;
-	qp->reclaim_cqe[0].done = ibpost_reclaim_done0;
-	qp->reclaim_cqe[1].done = ibpost_reclaim_done1;
+	qp->reclaim_cqe[0].done = ibpost_sq_reclaim_done;
+	qp->reclaim_cqe[1].done = ibpost_sq_reclaim_done;
 	if (qp->attr.qp_type != IB_QPT_UD)
 		return 0;
 	ret = ibpost_loopback_av(qp, &av);
@@ -194,7 +172,7 @@ bool ibpost_drain(struct ibpost_qp *qp)
  * So a send marker is posted behind it, in the ring's order (under the
  * queue's lock); when it comes back, every earlier WR the provider
  * flushed has come back too, and those still posted succeeded
- * (ibpost_sq_reclaim_marked()). One marker at a time, and only while the
+ * (ibpost_sq_reclaim_done()). One marker at a time, and only while the
  * provider's queue and CQ keep the entry the drain marker needs: fewer
  * WRs with it than the depth. Never while a drain is on its way
  * (@qp->dead, @qp->reclaim_blocked), which reclaims them itself and

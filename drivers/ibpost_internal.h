@@ -710,7 +710,7 @@ void ibpost_sync_put(struct ibpost_sync *sync);
 void ibpost_queue_finish_synthetic(struct ibpost_queue *q);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
-void ibpost_sq_reclaim_marked(struct ibpost_qp *qp, struct ib_cqe *cqe);
+void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 int ibpost_cq_poll(struct ib_cq *cq, int budget);
 bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);
