@@ -192,6 +192,27 @@ static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
 			      wc->vendor_err);
 }
 
+/*
+ * A completion for @slot while it holds no WR with the provider (one the
+ * provider completes twice, or after ibpost reclaimed or flushed it) would
+ * hand a context back again and, on a send queue, reclaim WRs of the ring
+ * still queued: it is dropped and named. (A stale completion for a slot
+ * already reused by a later WR cannot be told apart from that WR's own.)
+ */
+static bool ibpost_slot_stale(struct ibpost_queue *q,
+			      const struct ibpost_slot *slot,
+			      const struct ib_wc *wc)
+	__must_hold(&q->lock)
+{
+	if (likely(slot->state == IBPOST_SLOT_POSTED && !slot->synthetic))
+		return false;
+	ibdev_warn_ratelimited(q->cq->device,
+			       "ibpost: qp %u: %s completion (%s) for a WR no longer with the provider, ignored\n",
+			       q->qp->qpn, q->is_send ? "send" : "recv",
+			       ib_wc_status_msg(wc->status));
+	return true;
+}
+
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibpost_slot *slot =
@@ -202,6 +223,10 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ibpost_log_wc(q, wc);
 	spin_lock_bh(&q->lock);
+	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+		spin_unlock_bh(&q->lock);
+		return;
+	}
 	/*
 	 * Send queues complete in order: every unsignaled WR posted before
 	 * this one has succeeded (IBA flushes outstanding WRs with their own
@@ -236,6 +261,10 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ibpost_log_wc(q, wc);
 	spin_lock_bh(&q->lock);
+	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+		spin_unlock_bh(&q->lock);
+		return;
+	}
 	trace_ibpost_recv_comp(q, slot, wc, true);
 	ibpost_slot_finish(q, slot, wc, true);
 }

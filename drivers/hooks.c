@@ -132,6 +132,38 @@ int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_queue_set_pos, IBPOST_NS);
 
+/**
+ * ibpost_test_replay_comp - hand ibpost a completion again, as a provider may
+ * @qp: the QP
+ * @send: for a slot of its send queue, else of its receive queue
+ * @pos: the slot's position (its index is @pos & mask)
+ * @status: the completion's status
+ *
+ * Runs the slot's completion handler on a work completion naming the
+ * slot, as its CQ's poller would: a provider completing a WR twice, or
+ * after ibpost took the slot back. For ibpost's own KUnit suites only;
+ * exists in test builds only.
+ *
+ * Context: Process context; the handler runs with bottom halves disabled.
+ * Return: nothing.
+ */
+void ibpost_test_replay_comp(struct ibpost_qp *qp, bool send, u32 pos,
+			     enum ib_wc_status status)
+{
+	struct ibpost_queue *q = ibpost_test_q(qp, send);
+	struct ib_wc wc = {
+		.status = status,
+		.opcode = send ? IB_WC_RDMA_WRITE : IB_WC_RECV,
+		.qp = qp->ibqp,
+	};
+
+	wc.wr_cqe = &q->slots[pos & q->mask].cqe;
+	local_bh_disable();
+	wc.wr_cqe->done(q->cq, &wc);
+	local_bh_enable();
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_replay_comp, IBPOST_NS);
+
 /*
  * The sink registration of the READ in @pos of @q, and its one SGE (the
  * sink's own), under q->lock.

@@ -65,6 +65,8 @@ struct ibpost_test_queue {
 void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 			   struct ibpost_test_queue *tq);
 int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos);
+void ibpost_test_replay_comp(struct ibpost_qp *qp, bool send, u32 pos,
+			     enum ib_wc_status status);
 
 /**
  * struct ibpost_test_slot - what ibpost handed the provider for one send slot

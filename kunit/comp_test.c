@@ -6,7 +6,8 @@
  * per-queue choice between callback and queued completions, unsignaled
  * WRs reclaimed by a later completion (an error included), queued
  * completions kept over RESET, destroy with WRs outstanding returning
- * every context, and the rules once the device is gone.
+ * every context, a completion given twice ignored, and the rules once the
+ * device is gone.
  */
 #include <linux/module.h>
 #include <linux/bitmap.h>
@@ -431,6 +432,82 @@ static void ibpost_comp_queued_survives_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, false));
 }
 
+/* White-box: wait until @q of @qp counted @want WRs that succeeded. */
+static u64 comp_wait_completed(struct ibpost_qp *qp, bool send, u64 want)
+{
+	struct ibpost_test_queue tq;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		ibpost_test_queue_get(qp, send, &tq);
+		if (tq.completed >= want)
+			break;
+		msleep(20);
+	}
+	return tq.completed;
+}
+
+/*
+ * A provider that completes a WR again (or after ibpost took its slot
+ * back) gets nothing: no context comes back twice, no parked completion
+ * is queued twice, and no unsignaled WR still with the provider is
+ * reclaimed by a slot outside the ring's posted part.
+ */
+static void ibpost_comp_stale_completion_ignored(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_test_queue tq;
+	struct ibpost_comp comp;
+	u32 first, rpos;
+
+	ibpost_test_queue_get(p->a, true, &tq);
+	first = tq.head;
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(1), 0, 0, IB_SEND_SIGNALED));
+	/* Its completion is parked, not fetched: replayed, it stays one. */
+	KUNIT_ASSERT_EQ(test, 1ULL, comp_wait_completed(p->a, true, 1));
+	ibpost_test_replay_comp(p->a, true, first, IB_WC_SUCCESS);
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(p->a, &comp, 0));
+
+	/* Two unsignaled WRs behind the freed slot; it is completed again. */
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(2), 8, 0, 0));
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(3), 16, 0, 0));
+	ibpost_test_replay_comp(p->a, true, first, IB_WC_SUCCESS);
+	ibpost_test_replay_comp(p->a, true, first, IB_WC_REM_ACCESS_ERR);
+	ibpost_test_no_send_comp(test, p->a);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 1ULL, tq.completed);
+	KUNIT_EXPECT_EQ(test, 0ULL, tq.failed);
+	KUNIT_EXPECT_EQ(test, 2U, tq.head - tq.tail);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, p->a));
+
+	/* The ring goes on: a signaled WR reclaims the two. */
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(4), 24, 0, IB_SEND_SIGNALED));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(4), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+	ibpost_test_no_send_comp(test, p->a);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 4ULL, tq.completed);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+
+	/* A receive completed and fetched, then completed again. */
+	ibpost_test_queue_get(p->b, false, &tq);
+	rpos = tq.head;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(5), p->bbuf.buf,
+						  64, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(6), p->abuf.buf,
+						  64, p->abuf.mr, 0));
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	ibpost_test_replay_comp(p->b, false, rpos, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->b, &comp, HZ / 10));
+	ibpost_test_queue_get(p->b, false, &tq);
+	KUNIT_EXPECT_EQ(test, 1ULL, tq.completed);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+}
+
 #define COMP_DEV	"rxe2"
 #define COMP_NETDEV	"d2"
 
@@ -489,6 +566,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_get_comp_order_and_fields),
 	KUNIT_CASE(ibpost_comp_unsignaled_before_error_reclaimed),
 	KUNIT_CASE(ibpost_comp_queued_survives_reset),
+	KUNIT_CASE(ibpost_comp_stale_completion_ignored),
 	KUNIT_CASE(ibpost_comp_after_removal_enodev),
 	{}
 };
