@@ -133,10 +133,17 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	ret = ib_query_qp(qp->ibqp, &qa, IB_QP_CAP, &init);
 	if (ret)
 		return ret;
-	/* One entry of each queue is kept back for ib_drain_qp(). */
-	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2)
+	/*
+	 * One entry of each queue is kept back for ib_drain_qp(). Each CQ
+	 * holds a completion for every WR of its queue and the marker: a
+	 * provider that rounds a queue up further than its CQ (rxe rounds
+	 * both alike) gets no more WRs than the CQ can complete.
+	 */
+	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2 ||
+	    qp->sq.cq->cqe < 2 || qp->rq.cq->cqe < 2)
 		return -EINVAL;
-	qp->attr.max_send_wr = init.cap.max_send_wr - 1;
+	qp->attr.max_send_wr = min_t(u32, init.cap.max_send_wr,
+				     qp->sq.cq->cqe) - 1;
 	/*
 	 * iWARP: two provider WRs per slot, for a READ's sink (sink.c), and
 	 * as many send completions when they flush.
@@ -144,7 +151,8 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	if (ibpost_dev_iwarp(qp->dev))
 		qp->attr.max_send_wr = min_t(u32, qp->attr.max_send_wr / 2,
 					     (qp->sq.cq->cqe - 1) / 2);
-	qp->attr.max_recv_wr = init.cap.max_recv_wr - 1;
+	qp->attr.max_recv_wr = min_t(u32, init.cap.max_recv_wr,
+				     qp->rq.cq->cqe) - 1;
 	/* Asked for at most U8_MAX (above): a provider may grant more. */
 	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
 	qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge, U8_MAX);

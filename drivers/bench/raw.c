@@ -4,8 +4,10 @@
  * without ibpost.
  *
  * Each side has a send CQ and a receive CQ (IB_POLL_SOFTIRQ, or
- * IB_POLL_DIRECT in the poll modes, one entry deeper than the queue as
- * ibpost makes its own) and an RC QP on ibpost's PD, connected to the
+ * IB_POLL_DIRECT in the poll modes) and an RC QP on ibpost's PD, all
+ * asked for one entry more than the depth and used as deep as granted,
+ * as ibpost makes its own (rxe rounds 257 entries up to 511: the two
+ * modes' rings are as deep only if both use the grant), connected to the
  * other side by hand with the attributes ibpost gives its own loopback
  * pairs (the address vector comes from ibpost, which resolves RoCE's
  * destination MAC for kernel callers). Buffers are kmalloc'd and mapped
@@ -125,8 +127,8 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.send_cq = s->scq;
 	init.recv_cq = s->rcq;
-	init.cap.max_send_wr = run->depth;
-	init.cap.max_recv_wr = run->depth;
+	init.cap.max_send_wr = run->depth + 1;
+	init.cap.max_recv_wr = run->depth + 1;
 	init.cap.max_send_sge = 1;
 	init.cap.max_recv_sge = 1;
 	init.port_num = run->port;
@@ -136,14 +138,19 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 		ret = bench_fail(run, PTR_ERR(s->qp), "ib_create_qp");
 		goto out_free_rcq;
 	}
-	/* What was granted, less one slot per queue for ib_drain_qp(). */
-	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2) {
+	/*
+	 * What was granted (rxe rounds up), as far as the CQ holds it, less
+	 * one slot per queue for ib_drain_qp(): the queues ibpost makes of
+	 * the same request, so that both modes post into rings as deep.
+	 */
+	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2 ||
+	    s->scq->cqe < 2 || s->rcq->cqe < 2) {
 		ret = bench_fail(run, -EINVAL,
 				 "ib_create_qp granted fewer than 2 WRs");
 		goto out_destroy_qp;
 	}
-	s->txq.depth = min(init.cap.max_send_wr - 1, run->depth);
-	s->rq_depth = min(init.cap.max_recv_wr - 1, run->depth);
+	s->txq.depth = min_t(u32, init.cap.max_send_wr, s->scq->cqe) - 1;
+	s->rq_depth = min_t(u32, init.cap.max_recv_wr, s->rcq->cqe) - 1;
 
 	s->txq.ctx = kcalloc(s->txq.depth, sizeof(*s->txq.ctx), GFP_KERNEL);
 	if (!s->txq.ctx) {
