@@ -6,7 +6,8 @@
  * Capacities: each work queue is created one entry deeper than asked, and
  * that spare entry is never handed out, so ib_drain_qp() always finds
  * room for its marker WR. What the consumer sees (ibpost_qp_get_attr())
- * is what the provider really granted, queried back, minus that spare.
+ * is what the provider really granted, queried back, as far as the
+ * queue's CQ holds it, minus that spare.
  *
  * Teardown: ibpost_qp_teardown() moves the QP to ERR, drains both queues
  * (every outstanding WR completes or flushes and its context is returned
@@ -124,8 +125,29 @@ static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
 	return ret;
 }
 
+/*
+ * Provider send WRs the QP is created with: one per slot and the drain
+ * marker; on iWARP two per slot (a READ and its sink's REG_MR, sink.c),
+ * and the send CQ holds a completion for each when they flush.
+ */
+static u32 ibpost_qp_sq_wrs(const struct ibpost_qp *qp)
+{
+	u32 sq_wrs = qp->attr.max_send_wr + 1;
+
+	if (ibpost_dev_iwarp(qp->dev))
+		sq_wrs = min_t(u32, sq_wrs + qp->attr.max_send_wr,
+			       max_t(int, qp->dev->ibdev->attrs.max_qp_wr, 3));
+	return sq_wrs;
+}
+
 static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 {
+	/*
+	 * The entries each CQ holds: what it was created with at least (a
+	 * provider may round up, or, as ocrdma, leave cqe unset).
+	 */
+	u32 scq = max_t(u32, qp->sq.cq->cqe, ibpost_qp_sq_wrs(qp));
+	u32 rcq = max_t(u32, qp->rq.cq->cqe, qp->attr.max_recv_wr + 1);
 	struct ib_qp_init_attr init = {};
 	struct ib_qp_attr qa;
 	int ret;
@@ -136,23 +158,19 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	/*
 	 * One entry of each queue is kept back for ib_drain_qp(). Each CQ
 	 * holds a completion for every WR of its queue and the marker: a
-	 * provider that rounds a queue up further than its CQ (rxe rounds
-	 * both alike) gets no more WRs than the CQ can complete.
+	 * provider that rounds a queue up further than its CQ (rxe and siw
+	 * round both alike) gets no more WRs than the CQ can complete.
 	 */
-	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2 ||
-	    qp->sq.cq->cqe < 2 || qp->rq.cq->cqe < 2)
+	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2)
 		return -EINVAL;
-	qp->attr.max_send_wr = min_t(u32, init.cap.max_send_wr,
-				     qp->sq.cq->cqe) - 1;
+	qp->attr.max_send_wr = min(init.cap.max_send_wr, scq) - 1;
 	/*
 	 * iWARP: two provider WRs per slot, for a READ's sink (sink.c), and
 	 * as many send completions when they flush.
 	 */
 	if (ibpost_dev_iwarp(qp->dev))
-		qp->attr.max_send_wr = min_t(u32, qp->attr.max_send_wr / 2,
-					     (qp->sq.cq->cqe - 1) / 2);
-	qp->attr.max_recv_wr = min_t(u32, init.cap.max_recv_wr,
-				     qp->rq.cq->cqe) - 1;
+		qp->attr.max_send_wr /= 2;
+	qp->attr.max_recv_wr = min(init.cap.max_recv_wr, rcq) - 1;
 	/* Asked for at most U8_MAX (above): a provider may grant more. */
 	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
 	qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge, U8_MAX);
@@ -357,21 +375,6 @@ static void ibpost_qp_free(struct ibpost_qp *qp)
 	mutex_destroy(&qp->mutex);
 	lockdep_unregister_key(&qp->mutex_key);
 	kfree(qp);
-}
-
-/*
- * Provider send WRs the QP is created with: one per slot and the drain
- * marker; on iWARP two per slot (a READ and its sink's REG_MR, sink.c),
- * and the send CQ holds a completion for each when they flush.
- */
-static u32 ibpost_qp_sq_wrs(const struct ibpost_qp *qp)
-{
-	u32 sq_wrs = qp->attr.max_send_wr + 1;
-
-	if (ibpost_dev_iwarp(qp->dev))
-		sq_wrs = min_t(u32, sq_wrs + qp->attr.max_send_wr,
-			       max_t(int, qp->dev->ibdev->attrs.max_qp_wr, 3));
-	return sq_wrs;
 }
 
 /* The send and the receive CQ, credited to the caller; qp_lock held. */

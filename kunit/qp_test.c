@@ -12,24 +12,40 @@ static void ibpost_qp_create_rc_reports_granted_caps(struct kunit *test)
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	struct ibpost_qp_attr attr, got;
 	struct ib_qp_init_attr init;
+	u32 sq_asked, sq_held, rq_held;
 	struct ib_qp_attr qa;
 	struct ibpost_qp *qp;
+	struct ib_qp *ibqp;
 
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.max_inline_data = 64;
 	qp = ibpost_test_qp(test, dev, &attr);
 	ibpost_qp_get_attr(qp, &got);
+	ibqp = ibpost_qp_ibqp(qp);
 
-	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
-					     IB_QP_CAP, &init));
+	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibqp, &qa, IB_QP_CAP, &init));
 	/*
-	 * Usable depth = the provider's grant minus the drain spare; on
-	 * iWARP each slot holds two provider WRs (a READ's sink, sink.c).
+	 * Usable depth = the provider's grant, as far as the queue's CQ
+	 * holds it (at least what ibpost asked it for), minus the drain
+	 * spare; on iWARP each slot holds two provider WRs (a READ's sink,
+	 * sink.c), and ibpost asks for two per slot.
 	 */
+	sq_asked = attr.max_send_wr + 1;
+	if (ibpost_test_iwarp(dev))
+		sq_asked = min_t(u32, 2 * attr.max_send_wr + 1,
+				 max_t(int, ibqp->device->attrs.max_qp_wr, 3));
+	sq_held = min(init.cap.max_send_wr,
+		      max_t(u32, ibqp->send_cq->cqe, sq_asked));
+	rq_held = min(init.cap.max_recv_wr,
+		      max_t(u32, ibqp->recv_cq->cqe, attr.max_recv_wr + 1));
 	KUNIT_EXPECT_EQ(test, got.max_send_wr, ibpost_test_iwarp(dev) ?
-			(init.cap.max_send_wr - 1) / 2 :
-			init.cap.max_send_wr - 1);
-	KUNIT_EXPECT_EQ(test, got.max_recv_wr, init.cap.max_recv_wr - 1);
+			(sq_held - 1) / 2 : sq_held - 1);
+	KUNIT_EXPECT_EQ(test, got.max_recv_wr, rq_held - 1);
+	/* Never more signaled WRs and a marker than the CQ holds. */
+	KUNIT_EXPECT_LE(test, got.max_send_wr + 1,
+			max_t(u32, ibqp->send_cq->cqe, sq_asked));
+	KUNIT_EXPECT_LE(test, got.max_recv_wr + 1,
+			max_t(u32, ibqp->recv_cq->cqe, attr.max_recv_wr + 1));
 	KUNIT_EXPECT_GE(test, got.max_send_wr, attr.max_send_wr);
 	KUNIT_EXPECT_GE(test, got.max_recv_wr, attr.max_recv_wr);
 	KUNIT_EXPECT_EQ(test, got.max_send_sge, init.cap.max_send_sge);

@@ -102,7 +102,9 @@ enum bench_op {
  * @iters: WRs (bandwidth) or round trips (latency) measured
  * @warmup: WRs or round trips before the measurement
  * @bh: bandwidth: post with bottom halves disabled (1) or not (0)
- * @depth: send and receive WRs asked for per QP (0: BENCH_QUEUE_DEPTH)
+ * @depth: send and receive WRs asked for per QP (0: BENCH_QUEUE_DEPTH);
+ *         each backend asks its provider for one more (the drain's) and
+ *         uses what it grants
  * @pairs: scaling: loopback pairs posting at once
  * @threads: scaling: posting threads
  * @count: memory: objects created per measurement

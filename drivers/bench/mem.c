@@ -21,8 +21,10 @@
  * before the first reading, and the runner's repeated rounds for a
  * spread. Negative figures are noise.
  *
- * obj=qp: a QP of cfg->depth send and receive WRs with its send and
- * receive CQ, not connected, as the backend makes them for a pair (raw:
+ * obj=qp: a QP asked for cfg->depth send and receive WRs (both backends
+ * ask the provider for one more, for the drain, and use what it grants)
+ * with its send and receive CQ, not connected, as the backend makes them
+ * for a pair (raw:
  * ib_alloc_cq() twice, ib_create_qp() and the ULP's ring of send
  * contexts; ibpost: ibpost_qp_create()). obj=mr: a registration of a
  * buffer of cfg->size bytes (allocated before, not counted) on side B:

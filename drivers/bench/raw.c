@@ -143,14 +143,15 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	 * one slot per queue for ib_drain_qp(): the queues ibpost makes of
 	 * the same request, so that both modes post into rings as deep.
 	 */
-	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2 ||
-	    s->scq->cqe < 2 || s->rcq->cqe < 2) {
+	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2) {
 		ret = bench_fail(run, -EINVAL,
 				 "ib_create_qp granted fewer than 2 WRs");
 		goto out_destroy_qp;
 	}
-	s->txq.depth = min_t(u32, init.cap.max_send_wr, s->scq->cqe) - 1;
-	s->rq_depth = min_t(u32, init.cap.max_recv_wr, s->rcq->cqe) - 1;
+	s->txq.depth = min(init.cap.max_send_wr,
+			   max_t(u32, s->scq->cqe, run->depth + 1)) - 1;
+	s->rq_depth = min(init.cap.max_recv_wr,
+			  max_t(u32, s->rcq->cqe, run->depth + 1)) - 1;
 
 	s->txq.ctx = kcalloc(s->txq.depth, sizeof(*s->txq.ctx), GFP_KERNEL);
 	if (!s->txq.ctx) {
