@@ -6,7 +6,8 @@
  * provider returns a slot through wc->wr_cqe. A send WR posted without
  * IB_SEND_SIGNALED produces no completion when it succeeds: its slot is
  * reclaimed when a later signaled WR of the same queue completes (send
- * queues complete in order). A context is handed back when the caller
+ * queues complete in order; on iWARP, not by a flush: see
+ * ibpost_send_done_before()). A context is handed back when the caller
  * asked for a success completion, or whenever the WR did not succeed;
  * ibpost's own forced signals are never shown.
  *
@@ -213,33 +214,40 @@ static bool ibpost_slot_stale(struct ibpost_queue *q,
 	return true;
 }
 
-static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * Whether the completion @wc of a send WR says that the unsignaled WRs
+ * posted before it are done. Send queues complete in order: IBA flushes
+ * the outstanding WRs, each with its own completion, so once a later one
+ * completes, whatever status it has, those before it that are still
+ * posted succeeded. Not a flush on iWARP: siw completes a WR posted while
+ * it is still flushing its send queue after a connection loss (its state
+ * already ERROR) at once, ahead of the earlier WRs' flushes. Those WRs
+ * then come back with their own flushes, or, having succeeded before,
+ * are reclaimed at RESET or destroy, as ibpost_sq_reclaim_retired() says.
+ */
+static bool ibpost_send_done_before(struct ibpost_queue *q,
+				    const struct ib_wc *wc)
 {
-	struct ibpost_slot *slot =
-		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
-	struct ibpost_queue *q = slot->queue;
-	u32 pos, idx = slot - q->slots;
-	bool deliver;
+	return likely(wc->status != IB_WC_WR_FLUSH_ERR) ||
+	       !ibpost_dev_iwarp(q->qp->dev);
+}
 
-	ibpost_log_wc(q, wc);
-	spin_lock_bh(&q->lock);
-	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
-		spin_unlock_bh(&q->lock);
-		return;
-	}
-	/*
-	 * Send queues complete in order: every unsignaled WR posted before
-	 * this one has succeeded (IBA flushes outstanding WRs with their own
-	 * completions), so its slot is reclaimed without a word. A synthetic
-	 * WR never reached the provider: the flush worker returns it. (On
-	 * iWARP a READ may complete after later WRs; it is always signaled
-	 * there, so it is never among the slots reclaimed here.)
-	 */
-	for (pos = q->tail; pos != q->head; pos++) {
+/*
+ * Reclaim without a word the slots of the unsignaled WRs posted before
+ * @slot, whose completion says they succeeded (above). A synthetic WR
+ * never reached the provider: the flush worker returns it. (On iWARP a
+ * READ may complete after later WRs; it is always signaled there, so it
+ * is never among the slots reclaimed here.)
+ */
+static void ibpost_send_reclaim_before(struct ibpost_queue *q,
+				       const struct ibpost_slot *slot)
+	__must_hold(&q->lock)
+{
+	u32 pos, idx = slot - q->slots;
+
+	for (pos = q->tail; pos != q->head && (pos & q->mask) != idx; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
-		if ((pos & q->mask) == idx)
-			break;
 		if (s->state == IBPOST_SLOT_POSTED && !s->signaled &&
 		    !s->synthetic) {
 			trace_ibpost_send_reclaim(q, s, slot->pos);
@@ -248,6 +256,23 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			q->stats.completed++;
 		}
 	}
+}
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_slot *slot =
+		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
+	struct ibpost_queue *q = slot->queue;
+	bool deliver;
+
+	ibpost_log_wc(q, wc);
+	spin_lock_bh(&q->lock);
+	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+		spin_unlock_bh(&q->lock);
+		return;
+	}
+	if (ibpost_send_done_before(q, wc))
+		ibpost_send_reclaim_before(q, slot);
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
 	ibpost_slot_finish(q, slot, wc, deliver);

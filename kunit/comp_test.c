@@ -497,6 +497,51 @@ static void ibpost_comp_stale_completion_ignored(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
 }
 
+/*
+ * A flush of a later send WR comes before the flush of an unsignaled WR
+ * posted earlier, as siw delivers them when a WR is posted while it is
+ * still flushing its send queue after a connection loss. On IB and RoCE,
+ * whose send queues flush in order, that flush says the earlier WR
+ * succeeded: its slot is reclaimed, and a late flush of it is ignored.
+ * On iWARP it says nothing: the earlier WR's own flush returns its
+ * context. Replayed on a DIRECT pair, whose real completions wait in the
+ * CQ unpolled meanwhile.
+ */
+static void ibpost_comp_flush_overtakes_unsignaled(struct kunit *test)
+{
+	struct ibpost_test_queue tq;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct ibpost_comp comp;
+	bool iwarp;
+	u32 first;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	p = ibpost_test_pair(test, &attr);
+	iwarp = ibpost_test_iwarp(p->dev);
+	ibpost_test_queue_get(p->a, true, &tq);
+	first = tq.head;
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(1), 0, 0, 0));
+	KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(2), 8, 0, IB_SEND_SIGNALED));
+	ibpost_test_replay_comp(p->a, true, first + 1, IB_WC_WR_FLUSH_ERR);
+	ibpost_test_replay_comp(p->a, true, first, IB_WC_WR_FLUSH_ERR);
+
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	if (iwarp) {
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	}
+	ibpost_test_no_send_comp(test, p->a);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, iwarp ? 0ULL : 1ULL, tq.completed);
+	KUNIT_EXPECT_EQ(test, iwarp ? 2ULL : 1ULL, tq.flushed);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+}
+
 #define COMP_DEV	"rxe2"
 #define COMP_NETDEV	"d2"
 
@@ -556,6 +601,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_unsignaled_before_error_reclaimed),
 	KUNIT_CASE(ibpost_comp_queued_survives_reset),
 	KUNIT_CASE(ibpost_comp_stale_completion_ignored),
+	KUNIT_CASE(ibpost_comp_flush_overtakes_unsignaled),
 	KUNIT_CASE(ibpost_comp_after_removal_enodev),
 	{}
 };
