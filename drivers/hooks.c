@@ -11,6 +11,7 @@
  * insides here, through the accessors of ibpost_test_access.h, rather
  * than through the structures of ibpost_internal.h.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
 #include "ibpost_internal.h"
@@ -240,6 +241,33 @@ int ibpost_test_mr_users(struct ibpost_mr *mr)
 	return atomic_read(&mr->users);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_users, IBPOST_NS);
+
+/**
+ * ibpost_test_mr_revoke_held - hold open the window of a dereg that fails
+ * @mr: the MR
+ * @ms: how long the window stays open, in milliseconds
+ * @revoked: completed once @mr is revoked
+ *
+ * Does what ibpost_dereg_mr() does when it finds users (-EBUSY): under
+ * the device's MR lock, revokes @mr and then takes the revocation back,
+ * here @ms milliseconds later. For ibpost's own KUnit suites only;
+ * exists in test builds only.
+ *
+ * Context: Process context; spins with bottom halves disabled.
+ * Return: nothing.
+ */
+void ibpost_test_mr_revoke_held(struct ibpost_mr *mr, unsigned int ms,
+				struct completion *revoked)
+{
+	spin_lock_bh(&mr->dev->mr_lock);
+	WRITE_ONCE(mr->revoked, true);
+	smp_mb();	/* as ibpost_dereg_mr() */
+	complete(revoked);
+	mdelay(ms);
+	WRITE_ONCE(mr->revoked, false);
+	spin_unlock_bh(&mr->dev->mr_lock);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_revoke_held, IBPOST_NS);
 
 /**
  * ibpost_test_dev_iwarp - whether ibpost found a device to be iWARP

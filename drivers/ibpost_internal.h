@@ -66,6 +66,7 @@
  *   dev->qp_lock -> dev->mr_lock   MR allocation, release, dereg
  *   dev->qp_lock -> ibpost_cm_lock ibpost_cm_attach() at QP creation
  *   q->lock -> dev->mr_lock        the post path's ibpost_mr_lookup()
+ *                                  and __ibpost_mr_pin()
  *
  * The queue locks share one lockdep class: no two are ever held
  * together. Device removal drops dev->qp_lock before each QP's

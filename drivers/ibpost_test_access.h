@@ -98,7 +98,10 @@ struct ibpost_test_slot {
 void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 			   struct ibpost_test_slot *ts);
 
+struct completion;
 int ibpost_test_mr_users(struct ibpost_mr *mr);
+void ibpost_test_mr_revoke_held(struct ibpost_mr *mr, unsigned int ms,
+				struct completion *revoked);
 bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);
 struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp);

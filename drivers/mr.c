@@ -249,9 +249,27 @@ static bool ibpost_in_send_cq_work(struct ibpost_qp *qp)
 {
 	struct ib_cq *cq = READ_ONCE(qp->sq.cq);
 
-	return cq && (cq->poll_ctx == IB_POLL_WORKQUEUE ||
-		      cq->poll_ctx == IB_POLL_UNBOUND_WORKQUEUE) &&
-	       current_work() == &cq->work;
+	/*
+	 * Only the work item's address is compared, the CQ not read: a
+	 * teardown may free it meanwhile, but not while this thread runs its
+	 * work item (ib_free_cq() waits for that). A CQ polled otherwise has
+	 * no work item there (its irq_poll shares the place), so no thread
+	 * runs one at that address.
+	 */
+	return cq && current_work() == &cq->work;
+}
+
+/*
+ * Whether a (de)registration through @qp would wait for itself (above),
+ * said once in the log: it is refused with -EWOULDBLOCK.
+ */
+static bool ibpost_mr_cannot_wait(struct ibpost_qp *qp)
+{
+	if (!ibpost_in_send_cq_work(qp))
+		return false;
+	pr_warn_ratelimited("qp %u: a memory (de)registration through a QP cannot wait in that QP's own send completion work; defer it\n",
+			    qp->qpn);
+	return true;
 }
 
 /*
@@ -270,11 +288,8 @@ static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr,
 	int ret;
 
 	*orphaned = false;
-	if (ibpost_in_send_cq_work(qp)) {
-		pr_warn_ratelimited("qp %u: a memory (de)registration through a QP cannot wait in that QP's own send completion work; defer it\n",
-				    qp->qpn);
+	if (ibpost_mr_cannot_wait(qp))
 		return -EWOULDBLOCK;
-	}
 	sync = kzalloc(sizeof(*sync), GFP_KERNEL);
 	if (!sync)
 		return -ENOMEM;
@@ -467,6 +482,24 @@ static bool ibpost_mr_get_live(struct ibpost_mr *mr)
 }
 
 /*
+ * ibpost_mr_get_live() for an MR it found revoked: a dereg that finds
+ * users (-EBUSY) takes the revocation back before it drops the device's
+ * MR lock, so under that lock @mr is either back, and its user counted,
+ * or revoked for good (ibpost_mr_lookup() sees an SGE's MR the same way).
+ */
+static bool ibpost_mr_get_settled(struct ibpost_mr *mr)
+{
+	bool live;
+
+	spin_lock(&mr->dev->mr_lock);
+	live = !mr->revoked;
+	if (live)
+		atomic_inc(&mr->users);
+	spin_unlock(&mr->dev->mr_lock);
+	return live;
+}
+
+/*
  * A queue's hit (q->mr_hit) is tried first: consumers post from few
  * buffers, and the hit costs no device lock. While q->hit_users SGEs of
  * posted WRs are in it, the queue holds one user of it for them all, so
@@ -537,7 +570,8 @@ struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
 {
 	lockdep_assert_held(&q->lock);
 	*hit = false;
-	if (!mr || mr->dev != q->qp->dev || !ibpost_mr_get_live(mr))
+	if (!mr || mr->dev != q->qp->dev ||
+	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
 		return NULL;
 	*hit = ibpost_mr_hit_adopt(q, mr);
 	return mr;
@@ -604,6 +638,12 @@ static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 	}
 }
 
+/* Whether an MR's rkey is invalidated through @qp: it is connected. */
+static bool ibpost_mr_qp_up(struct ibpost_qp *qp)
+{
+	return !READ_ONCE(qp->dead) && READ_ONCE(qp->state) == IB_QPS_RTS;
+}
+
 /*
  * Revoke @rkey, @mr's, through @qp, the QP it was registered on, if up.
  * Return: 0, -EWOULDBLOCK (cannot wait here, nothing done), or 1 when the
@@ -620,7 +660,7 @@ static int ibpost_mr_invalidate(struct ibpost_mr *mr, struct ibpost_qp *qp,
 	bool orphaned;
 	int ret;
 
-	if (READ_ONCE(qp->dead) || READ_ONCE(qp->state) != IB_QPS_RTS)
+	if (!ibpost_mr_qp_up(qp))
 		return 0;
 	ret = ibpost_post_sync(qp, &inv, mr, &orphaned);
 	/* Orphaned, @mr is its WR's: the LOCAL_INV's events tell the rest. */
@@ -670,6 +710,20 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 		return 0;
 	dev = mr->dev;
 	mutex_lock(&dev->qp_lock);
+	/*
+	 * Decided before the revocation, which a post meanwhile would take
+	 * for a dereg done (-EBUSY still first: it revokes nothing for long).
+	 * A QP that comes up only after this check still gets the late
+	 * -EWOULDBLOCK below.
+	 */
+	if (mr->ibmr && !mr->dead && mr->qp && ibpost_mr_qp_up(mr->qp) &&
+	    !atomic_read(&mr->users) && ibpost_mr_cannot_wait(mr->qp)) {
+		qpn = mr->qp->qpn;
+		rkey = mr->ibmr->rkey;
+		mutex_unlock(&dev->qp_lock);
+		trace_ibpost_mr_dereg(mr, qpn, rkey, -EWOULDBLOCK);
+		return -EWOULDBLOCK;
+	}
 	spin_lock_bh(&dev->mr_lock);
 	WRITE_ONCE(mr->revoked, true);
 	/* Revoke before reading the users: pairs with ibpost_mr_find(). */

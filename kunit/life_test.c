@@ -501,7 +501,9 @@ static void ibpost_life_reg_timeout_waits_for_wr(struct kunit *test)
  * the invalidation's completion comes on the CQ the callback runs for.
  * DIRECT: ibpost's polling nests, in queue order, and the dereg succeeds.
  * WORKQUEUE: the work item cannot wait for itself: -EWOULDBLOCK, nothing
- * released, and the same dereg from elsewhere succeeds.
+ * released (a post naming the MR while the callback's dereg runs is
+ * accepted: the dereg says so before it revokes anything), and the same
+ * dereg from elsewhere succeeds.
  */
 struct life_remote {
 	struct ibpost_mr *mr;
@@ -524,6 +526,7 @@ static void life_send_callback_dereg_remote(struct kunit *test,
 {
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	struct ibpost_test_buf buf = {}, win = {};
+	struct ibpost_gate *g = NULL;
 	struct ibpost_qp_attr attr;
 	struct ibpost_qp *a, *b;
 	struct life_remote *lr;
@@ -544,6 +547,8 @@ static void life_send_callback_dereg_remote(struct kunit *test,
 	ibpost_test_buf_init(test, &win, dev, b, 4096, IBPOST_TEST_WRITE);
 	lr->mr = ibpost_reg_write(a, rbuf, 4096);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->mr);
+	if (ctx != IB_POLL_DIRECT)
+		g = ibpost_gate(test, IBPOST_HOOK_DEREG_REVOKED);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_write(a, lr, buf.buf, 64, buf.mr,
 						   IB_SEND_SIGNALED,
 						   ibpost_mr_remote_addr(win.mr),
@@ -558,9 +563,21 @@ static void life_send_callback_dereg_remote(struct kunit *test,
 	} else {
 		int i;
 
-		for (i = 0; i < 100 && lr->ret == 1; i++)
+		/* A post naming the MR meanwhile: the dereg releases nothing. */
+		for (i = 0; i < 100 && lr->ret == 1 &&
+		     !completion_done(&g->arrived); i++)
+			msleep(50);
+		KUNIT_EXPECT_EQ(test, 0, ibpost_post_write(a, CTX(2), rbuf, 64,
+							   lr->mr,
+							   IB_SEND_SIGNALED,
+							   ibpost_mr_remote_addr(win.mr),
+							   ibpost_mr_rkey(win.mr)));
+		complete_all(&g->release);
+		for (i = 0; i < 100 && (lr->ret == 1 ||
+					atomic_read(&lr->calls) < 2); i++)
 			msleep(50);
 		KUNIT_EXPECT_EQ(test, lr->ret, -EWOULDBLOCK);
+		KUNIT_EXPECT_EQ(test, 2, atomic_read(&lr->calls));
 		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(lr->mr));
 	}
 	ibpost_test_buf_fini(&win);

@@ -5,6 +5,7 @@
  * cannot map.
  */
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -62,6 +63,56 @@ static void ibpost_dereg_mr_busy_while_posted(struct kunit *test)
 	ibpost_test_recv_comp(test, p->b, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	ibpost_test_buf_fini(&extra);
+}
+
+struct revoke_held {
+	struct ibpost_mr *mr;
+	struct completion revoked;
+};
+
+static int revoke_held_fn(void *arg)
+{
+	struct revoke_held *r = arg;
+
+	ibpost_test_mr_revoke_held(r->mr, 500, &r->revoked);
+	return 0;
+}
+
+/*
+ * A post that names an MR while a dereg of it is finding that posted WRs
+ * still use it (-EBUSY) is not refused: the MR stays registered, so the
+ * post waits for the dereg's decision instead of taking the revocation
+ * in progress for a dereg done. The dereg's window is held open on
+ * another CPU while this one posts.
+ */
+static void ibpost_mr_post_during_failing_dereg(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct revoke_held r = { .mr = p->abuf.mr };
+	struct task_struct *t;
+	unsigned int cpu;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	init_completion(&r.revoked);
+	t = kthread_create(revoke_held_fn, &r, "ibpost-revoke");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&r.revoked);
+	ret = ibpost_post_write(p->a, CTX(1), p->abuf.buf, 64, p->abuf.mr,
+				IB_SEND_SIGNALED,
+				ibpost_mr_remote_addr(p->bw.mr),
+				ibpost_mr_rkey(p->bw.mr));
+	migrate_enable();
+	kthread_stop(t);
+	put_task_struct(t);
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	ibpost_test_send_ok(test, p->a, CTX(1));
 }
 
 /* One SEND from a, to b's oldest receive: its completion's context. */
@@ -451,6 +502,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
 	KUNIT_CASE(ibpost_dereg_mr_busy_while_posted),
+	KUNIT_CASE(ibpost_mr_post_during_failing_dereg),
 	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
