@@ -700,7 +700,7 @@ static int ibpost_mr_invalidate(struct ibpost_mr *mr, struct ibpost_qp *qp,
  */
 int ibpost_dereg_mr(struct ibpost_mr *mr)
 {
-	struct ibpost_qp *qp = NULL;
+	struct ibpost_qp *qp = NULL, *via;
 	struct ibpost_dev *dev;
 	u32 rkey = 0, qpn = 0;
 	int ret;
@@ -710,15 +710,17 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 		return 0;
 	dev = mr->dev;
 	mutex_lock(&dev->qp_lock);
+	/* The QP its rkey is invalidated through: fixed under dev->qp_lock. */
+	via = mr->ibmr && !mr->dead ? mr->qp : NULL;
 	/*
 	 * Decided before the revocation, which a post meanwhile would take
 	 * for a dereg done (-EBUSY still first: it revokes nothing for long).
 	 * A QP that comes up only after this check still gets the late
 	 * -EWOULDBLOCK below.
 	 */
-	if (mr->ibmr && !mr->dead && mr->qp && ibpost_mr_qp_up(mr->qp) &&
-	    !atomic_read(&mr->users) && ibpost_mr_cannot_wait(mr->qp)) {
-		qpn = mr->qp->qpn;
+	if (via && ibpost_mr_qp_up(via) && !atomic_read(&mr->users) &&
+	    ibpost_mr_cannot_wait(via)) {
+		qpn = via->qpn;
 		rkey = mr->ibmr->rkey;
 		mutex_unlock(&dev->qp_lock);
 		trace_ibpost_mr_dereg(mr, qpn, rkey, -EWOULDBLOCK);
@@ -743,8 +745,8 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	 * first. No new post can use it, and no queue keeps it as its hit.
 	 */
 	ibpost_mr_forget_hits(dev, mr);
-	if (mr->ibmr && !mr->dead && mr->qp) {
-		qp = mr->qp;
+	if (via) {
+		qp = via;
 		refcount_inc(&qp->ref);
 		rkey = mr->ibmr->rkey;
 	}
