@@ -17,7 +17,9 @@
  * completions eventually sees -ENOMEM from posts rather than lost
  * contexts.
  *
- * Serialization: queue->lock; callbacks run with it released.
+ * Serialization: queue->lock, with bottom halves off (a handler in the
+ * CQ's softirq finds them off and takes the plain lock: see
+ * ibpost_comp_lock()); callbacks run with it released.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -117,17 +119,63 @@ static void ibpost_slot_comp(const struct ibpost_slot *slot,
 }
 
 /*
+ * q->lock, taken by a completion handler. Where bottom halves are off
+ * already (the CQ's softirq, a caller's local_bh_disable()) the plain
+ * lock is enough: q->lock is never taken in hard IRQ context, and no
+ * softirq can run on this CPU until it is released. Return: whether
+ * bottom halves were disabled for it (ibpost_comp_unlock()'s @bh).
+ */
+static __always_inline bool ibpost_comp_lock(struct ibpost_queue *q)
+	__acquires(&q->lock)
+{
+	if (softirq_count()) {
+		spin_lock(&q->lock);
+		return false;
+	}
+	spin_lock_bh(&q->lock);
+	return true;
+}
+
+static __always_inline void ibpost_comp_unlock(struct ibpost_queue *q,
+					       bool bh)
+	__releases(&q->lock)
+{
+	if (bh)
+		spin_unlock_bh(&q->lock);
+	else
+		spin_unlock(&q->lock);
+}
+
+/*
+ * ibpost's own WR (a registration or invalidation) is over: wake its
+ * waiter. Return: the MR its waiter, having given up, left to release.
+ */
+static noinline struct ibpost_mr *
+ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
+{
+	struct ibpost_sync *sync = slot->sync;
+	struct ibpost_mr *orphan = sync->orphan;
+
+	slot->sync = NULL;
+	sync->status = status;
+	complete(&sync->done);
+	ibpost_sync_put(sync);
+	return orphan;
+}
+
+/*
  * Return @slot's context with @wc, or silently free it when @deliver is
  * false; the caller has emitted the completion's trace event. q->lock is
- * held on entry and released on return.
+ * held on entry (taken with bottom halves disabled for it when @bh) and
+ * released on return. Inline in the completion handlers: one frame.
  */
-static void ibpost_slot_finish(struct ibpost_queue *q,
-			       struct ibpost_slot *slot, const struct ib_wc *wc,
-			       bool deliver)
+static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
+					       struct ibpost_slot *slot,
+					       const struct ib_wc *wc,
+					       bool deliver, bool bh)
 	__releases(&q->lock)
 {
 	void *context = slot->context;
-	struct ibpost_sync *sync = slot->sync;
 	struct ibpost_mr *orphan = NULL;
 	bool wake = false;
 
@@ -153,13 +201,9 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 	if (wc->status != IB_WC_SUCCESS && !slot->synthetic &&
 	    READ_ONCE(q->qp->ibqp))
 		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
-	if (sync) {
+	if (unlikely(slot->sync)) {
 		/* Internal WR: wake its waiter, never show it. */
-		slot->sync = NULL;
-		sync->status = wc->status;
-		orphan = sync->orphan;
-		complete(&sync->done);
-		ibpost_sync_put(sync);
+		orphan = ibpost_slot_sync_done(slot, wc->status);
 		deliver = false;
 	}
 	if (deliver && !q->done_fn) {
@@ -171,10 +215,10 @@ static void ibpost_slot_finish(struct ibpost_queue *q,
 		slot->state = IBPOST_SLOT_FREE;
 	}
 	ibpost_queue_advance(q);
-	spin_unlock_bh(&q->lock);
+	ibpost_comp_unlock(q, bh);
 
 	/* Its waiter gave up: the MR is released now that the WR is over. */
-	if (orphan)
+	if (unlikely(orphan))
 		ibpost_mr_release_orphan(orphan);
 	if (wake)
 		wake_up(&q->wait);
@@ -243,9 +287,10 @@ static void ibpost_send_reclaim_before(struct ibpost_queue *q,
 				       const struct ibpost_slot *slot)
 	__must_hold(&q->lock)
 {
-	u32 pos, idx = slot - q->slots;
+	u32 pos;
 
-	for (pos = q->tail; pos != q->head && (pos & q->mask) != idx; pos++) {
+	/* A posted slot's position lies in [tail, head): head only guards. */
+	for (pos = q->tail; pos != slot->pos && pos != q->head; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
 		if (s->state == IBPOST_SLOT_POSTED && !s->signaled &&
@@ -263,19 +308,19 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_slot *slot =
 		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
 	struct ibpost_queue *q = slot->queue;
-	bool deliver;
+	bool deliver, bh;
 
 	ibpost_log_wc(q, wc);
-	spin_lock_bh(&q->lock);
+	bh = ibpost_comp_lock(q);
 	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
-		spin_unlock_bh(&q->lock);
+		ibpost_comp_unlock(q, bh);
 		return;
 	}
-	if (ibpost_send_done_before(q, wc))
+	if (q->tail != slot->pos && ibpost_send_done_before(q, wc))
 		ibpost_send_reclaim_before(q, slot);
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
-	ibpost_slot_finish(q, slot, wc, deliver);
+	ibpost_slot_finish(q, slot, wc, deliver, bh);
 }
 
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -283,15 +328,16 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_slot *slot =
 		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
 	struct ibpost_queue *q = slot->queue;
+	bool bh;
 
 	ibpost_log_wc(q, wc);
-	spin_lock_bh(&q->lock);
+	bh = ibpost_comp_lock(q);
 	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
-		spin_unlock_bh(&q->lock);
+		ibpost_comp_unlock(q, bh);
 		return;
 	}
 	trace_ibpost_recv_comp(q, slot, wc, true);
-	ibpost_slot_finish(q, slot, wc, true);
+	ibpost_slot_finish(q, slot, wc, true, bh);
 }
 
 /*
@@ -330,13 +376,14 @@ void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibpost_queue *q = cq->cq_context;
 	struct ibpost_qp *qp = q->qp;
+	bool bh;
 	u32 pos;
 
 	ibpost_log_wc(q, wc);
-	spin_lock_bh(&q->lock);
+	bh = ibpost_comp_lock(q);
 	/* A marker a RESET found with the provider: the ring moved on. */
 	if (wc->wr_cqe != &qp->reclaim_cqe[qp->reclaim_gen]) {
-		spin_unlock_bh(&q->lock);
+		ibpost_comp_unlock(q, bh);
 		return;
 	}
 	for (pos = q->tail; (s32)(qp->reclaim_end - pos) > 0; pos++) {
@@ -347,7 +394,7 @@ void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ibpost_queue_advance(q);
 	qp->reclaim_posted = false;
-	spin_unlock_bh(&q->lock);
+	ibpost_comp_unlock(q, bh);
 	wake_up_all(&q->wait);
 }
 
@@ -386,7 +433,7 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 			trace_ibpost_send_flush(q, s, !s->sync);
 		else
 			trace_ibpost_recv_flush(q, s, true);
-		ibpost_slot_finish(q, s, &wc, true);
+		ibpost_slot_finish(q, s, &wc, true, true);
 		spin_lock_bh(&q->lock);
 		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
 	}

@@ -35,7 +35,9 @@
  *   q->lock (qp->sq, qp->rq)     spinlock: one work queue's ring; taken
  *                                with interrupts off by the post path
  *                                (see post.c), with bottom halves off
- *                                elsewhere; never in hard IRQ context
+ *                                elsewhere (already so in a CQ's
+ *                                softirq: see comp.c); never in hard IRQ
+ *                                context
  *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
  *
  * Three leaves, under which no other lock is taken:
