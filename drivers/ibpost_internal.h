@@ -382,6 +382,8 @@ struct ibpost_sink {
  * @stage_wr: the caller's WR each copy in @stage was made from
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
+ * @provider_bad: where a plain post (post.c) has the provider put its
+ *                bad_wr, which it does not read: one WR was refused whole
  * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
  * @seed_lock: serializes the vector seed operations, which build their
  *             SGEs in @seed_sge and @seed_mrs; taken with interrupts
@@ -424,6 +426,10 @@ struct ibpost_queue {
 	} stage;
 	const void **stage_wr;
 	u32 stage_max;
+	union {
+		const struct ib_send_wr *send;
+		const struct ib_recv_wr *recv;
+	} provider_bad;
 	struct ibpost_mr **spare_mrs;
 	spinlock_t seed_lock;	/* see the kernel-doc above */
 	struct ib_sge *seed_sge;
@@ -497,18 +503,18 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 }
 
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge, bool *hit);
-struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
-				  bool *hit);
+				   const struct ib_sge *sge);
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
 
 /*
  * The MR of @q's device that holds @sge, its use counted (mr.c): an SGE
  * in the queue's hit while that has users, the common case, is counted
- * here without a call.
+ * here without a call. *@hit: whether the use is counted in the hit; an
+ * MR found while the hit has no users becomes the hit. (No address of the
+ * caller's goes to the call: a post needs no stack canary for it.)
  */
-static inline struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
-					       const struct ib_sge *sge,
-					       bool *hit)
+static __always_inline struct ibpost_mr *
+ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->hit_users && ibpost_mr_covers(q->mr_hit, sge)) {
@@ -516,12 +522,13 @@ static inline struct ibpost_mr *ibpost_mr_find(struct ibpost_queue *q,
 		*hit = true;
 		return q->mr_hit;
 	}
-	return __ibpost_mr_find(q, sge, hit);
+	*hit = !q->hit_users;
+	return __ibpost_mr_find(q, sge);
 }
 
 /* The same for an MR a post names itself (the seed operations). */
-static inline struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q,
-					      struct ibpost_mr *mr, bool *hit)
+static __always_inline struct ibpost_mr *
+ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->hit_users && mr == q->mr_hit) {
@@ -529,7 +536,8 @@ static inline struct ibpost_mr *ibpost_mr_pin(struct ibpost_queue *q,
 		*hit = true;
 		return mr;
 	}
-	return __ibpost_mr_pin(q, mr, hit);
+	*hit = !q->hit_users;
+	return __ibpost_mr_pin(q, mr);
 }
 
 /*

@@ -513,25 +513,24 @@ static bool ibpost_mr_get_settled(struct ibpost_mr *mr)
 
 /*
  * @mr, with a user counted for the SGE at hand, becomes @q's hit when the
- * old one has no SGE outstanding; that user becomes the queue's. Return:
- * whether the SGE is now counted in q->hit_users.
+ * old one has no SGE outstanding; that user becomes the queue's, and the
+ * SGE is counted in q->hit_users (ibpost_mr_find() tells its caller so).
  */
-static bool ibpost_mr_hit_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
+static void ibpost_mr_hit_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
 {
 	if (q->hit_users)
-		return false;
+		return;
 	q->mr_hit = mr;
 	q->hit_users = 1;
-	return true;
 }
 
 /**
  * __ibpost_mr_find - the live MR of @q's device that holds @sge
  * @q: the queue posted to, its lock held
  * @sge: the SGE
- * @hit: set when the SGE is counted in q->hit_users; else the MR returned
- *       has a user counted for it
  *
+ * The SGE's use is counted in q->hit_users when the hit had no users (it
+ * adopts the MR found); else the MR returned has a user counted for it.
  * As ibpost_mr_lookup(), trying @q's hit first (see above); the case of
  * an SGE in a hit with users is ibpost_mr_find()'s, inline. A hit that
  * dereg revoked is looked up again under the device's lock, where it is
@@ -541,7 +540,7 @@ static bool ibpost_mr_hit_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
  * Return: the MR, or NULL.
  */
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge, bool *hit)
+				   const struct ib_sge *sge)
 {
 	struct ibpost_mr *mr = q->mr_hit;
 
@@ -549,7 +548,8 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 	/* The hit, live again, or whichever MR holds @sge now. */
 	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
 		mr = ibpost_mr_lookup(q->qp->dev, sge);
-	*hit = mr && ibpost_mr_hit_adopt(q, mr);
+	if (mr)
+		ibpost_mr_hit_adopt(q, mr);
 	return mr;
 }
 
@@ -557,23 +557,20 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
  * __ibpost_mr_pin - count a use of an MR a post names itself
  * @q: the queue posted to, its lock held
  * @mr: the MR (the seed operations take it from the caller)
- * @hit: as for __ibpost_mr_find()
  *
- * Counts the use when @mr belongs to @q's device and is not being
- * deregistered, with the same ordering against ibpost_dereg_mr() as
- * __ibpost_mr_find(); @q's hit with users is ibpost_mr_pin()'s, inline.
+ * Counts the use, as __ibpost_mr_find() does, when @mr belongs to @q's
+ * device and is not being deregistered, with the same ordering against
+ * ibpost_dereg_mr(); @q's hit with users is ibpost_mr_pin()'s, inline.
  *
  * Return: @mr, or NULL.
  */
-struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
-				  bool *hit)
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
 {
 	lockdep_assert_held(&q->lock);
-	*hit = false;
 	if (!mr || mr->dev != q->qp->dev ||
 	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
 		return NULL;
-	*hit = ibpost_mr_hit_adopt(q, mr);
+	ibpost_mr_hit_adopt(q, mr);
 	return mr;
 }
 

@@ -822,13 +822,12 @@ static __always_inline int ibpost_post_end(struct ibpost_post *p,
  * its @size bytes that carries ibpost's wr_cqe and signal, chained behind
  * the batch's last.
  */
-static __always_inline void ibpost_stage_send(struct ibpost_post *p,
-					      struct ibpost_slot *slot,
-					      const struct ib_send_wr *wr,
-					      size_t size, bool sink)
+static __always_inline void __ibpost_stage_send(struct ibpost_qp *qp,
+						struct ibpost_queue *q, u32 i,
+						struct ibpost_slot *slot,
+						const struct ib_send_wr *wr,
+						size_t size, bool sink)
 {
-	struct ibpost_queue *q = p->q;
-	u32 i = p->n - p->off;
 	union ibpost_send_copy *stage = &q->stage.send[i];
 	struct ib_send_wr *copy = &stage->send;
 
@@ -857,9 +856,9 @@ static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 		copy->num_sge = 0;
 	}
 	/* IBA: a Q_Key with its high bit set means the QP's own. */
-	if (p->qp->attr.qp_type == IB_QPT_UD &&
+	if (qp->attr.qp_type == IB_QPT_UD &&
 	    (stage->ud.remote_qkey & BIT(31)))
-		stage->ud.remote_qkey = READ_ONCE(p->qp->attr.qkey);
+		stage->ud.remote_qkey = READ_ONCE(qp->attr.qkey);
 	q->stage_wr[i] = wr;
 	slot->opcode = wr->opcode;
 	if (sink)
@@ -868,13 +867,20 @@ static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 		q->stage.send[i - 1].send.next = ibpost_sink_head(q, slot, copy);
 }
 
-/* The same for the caller's receive WR @wr. */
-static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
+/* The same for the WR @p->n - @p->off of a post loop's batch. */
+static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 					      struct ibpost_slot *slot,
-					      const struct ib_recv_wr *wr)
+					      const struct ib_send_wr *wr,
+					      size_t size, bool sink)
 {
-	struct ibpost_queue *q = p->q;
-	u32 i = p->n - p->off;
+	__ibpost_stage_send(p->qp, p->q, p->n - p->off, slot, wr, size, sink);
+}
+
+/* The same for the caller's receive WR @wr. */
+static __always_inline void __ibpost_stage_recv(struct ibpost_queue *q, u32 i,
+						struct ibpost_slot *slot,
+						const struct ib_recv_wr *wr)
+{
 	struct ib_recv_wr *copy = &q->stage.recv[i];
 
 	*copy = *wr;
@@ -885,39 +891,70 @@ static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
 		q->stage.recv[i - 1].next = copy;
 }
 
+static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
+					      struct ibpost_slot *slot,
+					      const struct ib_recv_wr *wr)
+{
+	__ibpost_stage_recv(p->q, p->n - p->off, slot, wr);
+}
+
 /*
  * Whether a plain post's staged WR goes to the flush worker after all: a
  * completion of the other queue (comp.c), under that queue's lock, may
  * have moved the QP to ERR since the plain test. ibpost_post_end() then
  * hands the WR on as the loop's ibpost_submit() would.
  */
-static __always_inline bool ibpost_plain_to_flush(struct ibpost_post *p)
+static __always_inline bool ibpost_plain_to_flush(struct ibpost_qp *qp)
 {
-	return READ_ONCE(p->qp->state) == IB_QPS_ERR;
+	return READ_ONCE(qp->state) == IB_QPS_ERR;
 }
 
 /*
- * The end of a plain post (ibpost_post_send_plain() and the receive
- * one), its one WR @wr handed to the provider, which said @pret: as
- * ibpost_post_end() ends a post. A refusal goes through the loop's
- * steps: the provider queued none of one WR.
+ * The rest of a plain post (ibpost_post_send_plain() and the receive
+ * one) whose one WR @wr, staged in @q's slot at @start, the provider
+ * refused (@pret), or that goes to the flush worker after all (@pret 0):
+ * through the loop's steps, as ibpost_post_end() ends a post. The
+ * provider queued none of one WR.
  */
-static __always_inline int ibpost_post_plain_end(struct ibpost_post *p,
-						 int pret, const void *wr,
+static noinline int ibpost_post_plain_rest(struct ibpost_qp *qp,
+					   struct ibpost_queue *q,
+					   unsigned long flags, u32 start,
+					   int pret, const void *wr,
+					   const void **bad_wr)
+	__releases(&q->lock)
+{
+	struct ibpost_post p = {
+		.qp = qp, .q = q, .flags = flags, .start = start, .n = 1,
+		.refuse = -1,
+	};
+
+	if (pret) {
+		p.hooked = true;
+		ibpost_submit_error(&p, 1, 0, pret);
+	}
+	return ibpost_post_end(&p, wr, bad_wr);
+}
+
+/*
+ * The end of a plain post whose one WR @wr (in @q's slot at @start) was
+ * handed to the provider, which said @pret.
+ */
+static __always_inline int ibpost_post_plain_end(struct ibpost_qp *qp,
+						 struct ibpost_queue *q,
+						 unsigned long flags,
+						 u32 start, int pret,
+						 const void *wr,
 						 const void **bad_wr)
-	__releases(&p->q->lock)
+	__releases(&q->lock)
 {
 	if (likely(!pret)) {
-		p->q->stats.posted++;
-		spin_unlock_irqrestore(&p->q->lock, p->flags);
+		q->stats.posted++;
+		spin_unlock_irqrestore(&q->lock, flags);
 		if (bad_wr)
 			*bad_wr = NULL;
 		return 0;
 	}
-	p->refuse = -1;
-	p->hooked = true;
-	ibpost_submit_error(p, 1, 0, pret);
-	return ibpost_post_end(p, wr, bad_wr);
+	return ibpost_post_plain_rest(qp, q, flags, start, pret, wr, bad_wr);
 }
 
 /*
@@ -1005,60 +1042,52 @@ static __always_inline void ibpost_plain_slot_mr(struct ibpost_queue *q,
  * Post the plain WR @wr (ibpost_send_plain()), its SGE's use in @mr
  * counted, as the loop of ibpost_post_send_mrs() would, without the
  * loop: claim its slot, stage its copy and hand it to the provider. A
- * refusal is handled by the same steps as in the loop.
- * Return: as ibpost_post_send_mrs(); q->lock is released.
+ * refusal is handled by the same steps as in the loop. No local's
+ * address is taken, so the post needs no stack canary: the provider is
+ * called as ib_post_send() calls it, but with a bad_wr in the queue
+ * rather than that function's stand-in on the stack.
+ * Return: as ibpost_post_send_mrs(); the send queue's lock (taken with
+ * @flags) is released.
  */
-static __always_inline int ibpost_post_send_plain(struct ibpost_post *p,
+static __always_inline int ibpost_post_send_plain(struct ibpost_qp *qp,
 						  const struct ib_send_wr *wr,
 						  struct ibpost_mr *mr, bool hit,
+						  unsigned long flags,
 						  const struct ib_send_wr **bad_wr)
-	__releases(&p->q->lock)
+	__releases(&qp->sq.lock)
 {
-	struct ibpost_queue *q = p->q;
-	const struct ib_send_wr *sbad;
+	struct ibpost_queue *q = &qp->sq;
+	struct ib_qp *ibqp = qp->ibqp;
+	u32 start = q->head;
 	struct ibpost_slot *slot;
 	int pret;
 
-	p->start = q->head;
-	slot = ibpost_send_claim(q, wr, NULL, q->head - q->tail, 0);
+	slot = ibpost_send_claim(q, wr, NULL, start - q->tail, 0);
 	ibpost_plain_slot_mr(q, slot, mr, hit);
-	ibpost_stage_send(p, slot, wr, p->qp->send_fast[wr->opcode].size,
-			  false);
-	p->n = 1;
-	if (unlikely(ibpost_plain_to_flush(p)))
-		return ibpost_post_end(p, wr, (const void **)bad_wr);
-	pret = ib_post_send(p->qp->ibqp, &q->stage.send[0].send, &sbad);
-	return ibpost_post_plain_end(p, pret, wr, (const void **)bad_wr);
+	__ibpost_stage_send(qp, q, 0, slot, wr, qp->send_fast[wr->opcode].size,
+			    false);
+	if (unlikely(ibpost_plain_to_flush(qp)))
+		return ibpost_post_plain_rest(qp, q, flags, start, 0, wr,
+					      (const void **)bad_wr);
+	pret = ibqp->device->ops.post_send(ibqp, &q->stage.send[0].send,
+					   &q->provider_bad.send);
+	return ibpost_post_plain_end(qp, q, flags, start, pret, wr,
+				     (const void **)bad_wr);
 }
 
-/**
- * ibpost_post_send_mrs - post a chain of send WRs (internal)
- * @qp: the QP
- * @wr: the chain, as for ibpost_post_send_list()
- * @bad_wr: as for ibpost_post_send_list(); may be NULL
- * @mrs: the MR of each SGE (@mrs[i] for sg_list[i]) of the chain's WRs,
- *       as the seed operations know them, pinned rather than looked up;
- *       NULL: each SGE's MR is looked up by its address and lkey
- * @sync: NULL for a consumer's chain; for ibpost's own WR (a memory
- *        registration or invalidation) its waiter, holding a reference
- *        the queued slot takes over: the WR may use ibpost's opcodes
- *        (IB_WR_REG_MR, IB_WR_LOCAL_INV), is always signaled, is never
- *        refused by fault injection, and its completion wakes @sync
- *        instead of reaching the consumer
- *
- * The backend of ibpost_post_send_list() and the seed operations. Takes
- * the send queue's lock with interrupts disabled (see the head of this
- * file) from the first check to the provider's return; the caller holds
- * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
- *
- * Context: Any context but hard IRQ.
- * Return: as ibpost_post_send_list().
+/*
+ * ibpost_post_send_mrs() for every chain but a plain one: its loop, the
+ * send queue's lock held (taken with @flags) and released on return.
  */
-int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
-			 const struct ib_send_wr **bad_wr,
-			 struct ibpost_mr **mrs, struct ibpost_sync *sync)
+static noinline int ibpost_post_send_loop(struct ibpost_qp *qp,
+					  const struct ib_send_wr *wr,
+					  const struct ib_send_wr **bad_wr,
+					  struct ibpost_mr **mrs,
+					  struct ibpost_sync *sync,
+					  unsigned long flags)
+	__releases(&qp->sq.lock)
 {
-	struct ibpost_post p = { .qp = qp, .q = &qp->sq };
+	struct ibpost_post p = { .qp = qp, .q = &qp->sq, .flags = flags };
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
 	bool sink, faults;
@@ -1067,15 +1096,6 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 	int nmr;
 	u8 nhit;
 
-	spin_lock_irqsave(&q->lock, p.flags);
-	if (!sync && ibpost_send_plain(qp, q, wr)) {
-		struct ibpost_mr *mr;
-		bool hit;
-
-		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
-		if (mr)
-			return ibpost_post_send_plain(&p, wr, mr, hit, bad_wr);
-	}
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	/* ibpost's own WRs are never refused by fault injection. */
@@ -1136,6 +1156,49 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 }
 
 /**
+ * ibpost_post_send_mrs - post a chain of send WRs (internal)
+ * @qp: the QP
+ * @wr: the chain, as for ibpost_post_send_list()
+ * @bad_wr: as for ibpost_post_send_list(); may be NULL
+ * @mrs: the MR of each SGE (@mrs[i] for sg_list[i]) of the chain's WRs,
+ *       as the seed operations know them, pinned rather than looked up;
+ *       NULL: each SGE's MR is looked up by its address and lkey
+ * @sync: NULL for a consumer's chain; for ibpost's own WR (a memory
+ *        registration or invalidation) its waiter, holding a reference
+ *        the queued slot takes over: the WR may use ibpost's opcodes
+ *        (IB_WR_REG_MR, IB_WR_LOCAL_INV), is always signaled, is never
+ *        refused by fault injection, and its completion wakes @sync
+ *        instead of reaching the consumer
+ *
+ * The backend of ibpost_post_send_list() and the seed operations. Takes
+ * the send queue's lock with interrupts disabled (see the head of this
+ * file) from the first check to the provider's return; the caller holds
+ * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: as ibpost_post_send_list().
+ */
+int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad_wr,
+			 struct ibpost_mr **mrs, struct ibpost_sync *sync)
+{
+	struct ibpost_queue *q = &qp->sq;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!sync && ibpost_send_plain(qp, q, wr)) {
+		struct ibpost_mr *mr;
+		bool hit;
+
+		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
+		if (mr)
+			return ibpost_post_send_plain(qp, wr, mr, hit, flags,
+						      bad_wr);
+	}
+	return ibpost_post_send_loop(qp, wr, bad_wr, mrs, sync, flags);
+}
+
+/**
  * ibpost_post_send_list - post a chain of send WRs, exactly per IBA 11.4.1.1
  * @qp: the QP
  * @wr: the chain, as for ib_post_send(); each WR's wr_id is the context
@@ -1182,51 +1245,41 @@ static __always_inline bool ibpost_recv_plain(struct ibpost_qp *qp,
 }
 
 /* ibpost_post_send_plain() for the plain receive @wr. */
-static __always_inline int ibpost_post_recv_plain(struct ibpost_post *p,
+static __always_inline int ibpost_post_recv_plain(struct ibpost_qp *qp,
 						  const struct ib_recv_wr *wr,
 						  struct ibpost_mr *mr, bool hit,
+						  unsigned long flags,
 						  const struct ib_recv_wr **bad_wr)
-	__releases(&p->q->lock)
+	__releases(&qp->rq.lock)
 {
-	struct ibpost_queue *q = p->q;
-	const struct ib_recv_wr *rbad;
+	struct ibpost_queue *q = &qp->rq;
+	struct ib_qp *ibqp = qp->ibqp;
+	u32 start = q->head;
 	struct ibpost_slot *slot;
 	int pret;
 
-	p->start = q->head;
 	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, true, true);
 	ibpost_plain_slot_mr(q, slot, mr, hit);
 	slot->sync = NULL;
-	ibpost_stage_recv(p, slot, wr);
-	p->n = 1;
-	if (unlikely(ibpost_plain_to_flush(p)))
-		return ibpost_post_end(p, wr, (const void **)bad_wr);
-	pret = ib_post_recv(p->qp->ibqp, q->stage.recv, &rbad);
-	return ibpost_post_plain_end(p, pret, wr, (const void **)bad_wr);
+	__ibpost_stage_recv(q, 0, slot, wr);
+	if (unlikely(ibpost_plain_to_flush(qp)))
+		return ibpost_post_plain_rest(qp, q, flags, start, 0, wr,
+					      (const void **)bad_wr);
+	pret = ibqp->device->ops.post_recv(ibqp, q->stage.recv,
+					   &q->provider_bad.recv);
+	return ibpost_post_plain_end(qp, q, flags, start, pret, wr,
+				     (const void **)bad_wr);
 }
 
-/**
- * ibpost_post_recv_mrs - post a chain of receive WRs (internal)
- * @qp: the QP
- * @wr: the chain, as for ibpost_post_recv_list()
- * @bad_wr: as for ibpost_post_recv_list(); may be NULL
- * @mrs: the MR of each SGE (@mrs[i] for sg_list[i]) of the chain's WRs,
- *       as the seed operations know them, pinned rather than looked up;
- *       NULL: each SGE's MR is looked up by its address and lkey
- *
- * The backend of ibpost_post_recv_list() and the seed operations. Takes
- * the receive queue's lock with interrupts disabled (see the head of this
- * file) from the first check to the provider's return; the caller holds
- * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
- *
- * Context: Any context but hard IRQ.
- * Return: as ibpost_post_recv_list().
- */
-int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
-			 const struct ib_recv_wr **bad_wr,
-			 struct ibpost_mr **mrs)
+/* The same for ibpost_post_recv_mrs(), the receive queue's lock held. */
+static noinline int ibpost_post_recv_loop(struct ibpost_qp *qp,
+					  const struct ib_recv_wr *wr,
+					  const struct ib_recv_wr **bad_wr,
+					  struct ibpost_mr **mrs,
+					  unsigned long flags)
+	__releases(&qp->rq.lock)
 {
-	struct ibpost_post p = { .qp = qp, .q = &qp->rq };
+	struct ibpost_post p = { .qp = qp, .q = &qp->rq, .flags = flags };
 	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur, *next;
 	bool faults;
@@ -1234,15 +1287,6 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	int nmr;
 	u8 nhit;
 
-	spin_lock_irqsave(&q->lock, p.flags);
-	if (ibpost_recv_plain(qp, q, wr)) {
-		struct ibpost_mr *mr;
-		bool hit;
-
-		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
-		if (mr)
-			return ibpost_post_recv_plain(&p, wr, mr, hit, bad_wr);
-	}
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	faults = ibpost_fault_armed();
@@ -1295,6 +1339,43 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 		ibpost_post_staged(&p, next);
 	}
 	return ibpost_post_end(&p, cur, (const void **)bad_wr);
+}
+
+/**
+ * ibpost_post_recv_mrs - post a chain of receive WRs (internal)
+ * @qp: the QP
+ * @wr: the chain, as for ibpost_post_recv_list()
+ * @bad_wr: as for ibpost_post_recv_list(); may be NULL
+ * @mrs: the MR of each SGE (@mrs[i] for sg_list[i]) of the chain's WRs,
+ *       as the seed operations know them, pinned rather than looked up;
+ *       NULL: each SGE's MR is looked up by its address and lkey
+ *
+ * The backend of ibpost_post_recv_list() and the seed operations. Takes
+ * the receive queue's lock with interrupts disabled (see the head of this
+ * file) from the first check to the provider's return; the caller holds
+ * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: as ibpost_post_recv_list().
+ */
+int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr,
+			 struct ibpost_mr **mrs)
+{
+	struct ibpost_queue *q = &qp->rq;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (ibpost_recv_plain(qp, q, wr)) {
+		struct ibpost_mr *mr;
+		bool hit;
+
+		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
+		if (mr)
+			return ibpost_post_recv_plain(qp, wr, mr, hit, flags,
+						      bad_wr);
+	}
+	return ibpost_post_recv_loop(qp, wr, bad_wr, mrs, flags);
 }
 
 /**

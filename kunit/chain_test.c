@@ -7,7 +7,8 @@
  * before it complete (their contexts counted), the QP stays in RTS, and a
  * repost from *bad_wr after fixing the cause completes the rest.
  *
- * Suite ibpost_state: posting outside RTS, and in ERR.
+ * Suite ibpost_state: posting outside RTS, and in ERR; a one-WR post the
+ * provider refuses.
  *
  * Suite ibpost_batch: a chain longer than the queue's stage, which ibpost
  * hands to the provider in batches of a stage each, refused by a check or
@@ -19,6 +20,7 @@
 #include <linux/slab.h>
 #include "ibpost_test.h"
 #include "gate.h"
+#include "../drivers/ibpost_rc.h"
 
 #define CHAIN_LEN 3
 
@@ -455,6 +457,101 @@ static void ibpost_failed_unsignaled_wr_returns_context(struct kunit *test)
 }
 
 /*
+ * The provider refuses a one-WR post that passes every check of ibpost's:
+ * its own QP, moved to RESET behind ibpost's back (as a consumer holding
+ * ibpost_qp_ibqp() may), takes neither a send nor a receive (rxe:
+ * -EINVAL). No test hook is set, so the refusal is met where a one-WR
+ * post is handed over without the loop: the provider's errno, *bad_wr at
+ * the caller's WR, no slot kept, the SGE's MR use released (its dereg
+ * goes through at once) whether the queue's hit counted it (the send) or
+ * its slot listed the MR (the receive, the hit held by a receive posted
+ * before), the refusal counted, ibpost's own state unchanged, and no
+ * context back.
+ */
+static void ibpost_post_provider_refuses_one_wr(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_test_queue sb, sa, rb, ra;
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	struct ib_send_wr swr = {};
+	struct ib_recv_wr rwr = {};
+	struct ibpost_test_pair *p;
+	struct ibpost_comp comp;
+	struct ibpost_mr *mr;
+	struct ib_sge sge;
+	void *buf;
+	int mask;
+
+	ibpost_test_need_ib(test, dev,
+			    "siw keeps a connected QP's state on a move to RESET");
+	p = ibpost_test_pair(test, NULL);
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mr = ibpost_reg_msgs(dev, buf, 64);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(mr, buf, 64, &sge));
+	swr.wr_id = 1;
+	swr.opcode = IB_WR_SEND;
+	swr.send_flags = IB_SEND_SIGNALED;
+	swr.sg_list = &sge;
+	swr.num_sge = 1;
+	rwr.wr_id = 2;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	/* The receive queue's hit is the pair's buffer, with a user. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(5), p->abuf.buf,
+						  64, p->abuf.mr));
+	ibpost_test_queue_get(p->a, true, &sb);
+	ibpost_test_queue_get(p->a, false, &rb);
+	/* rxe forgets that receive: its context never comes back. */
+	KUNIT_ASSERT_EQ(test, 0, ib_modify_qp(ibpost_qp_ibqp(p->a), &qa,
+					      IB_QP_STATE));
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send_list(p->a, &swr,
+							     &sbad));
+	KUNIT_EXPECT_PTR_EQ(test, sbad, &swr);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_recv_list(p->a, &rwr,
+							     &rbad));
+	KUNIT_EXPECT_PTR_EQ(test, rbad, &rwr);
+	/* The seed operations, naming the MR, meet the same. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, CTX(3), buf, 8,
+							mr, IB_SEND_SIGNALED));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_recv(p->a, CTX(4), buf, 64,
+							mr));
+
+	ibpost_test_queue_get(p->a, true, &sa);
+	ibpost_test_queue_get(p->a, false, &ra);
+	KUNIT_EXPECT_EQ(test, sa.head, sb.head);
+	KUNIT_EXPECT_EQ(test, sa.tail, sa.head);
+	KUNIT_EXPECT_EQ(test, sa.posted, sb.posted);
+	KUNIT_EXPECT_EQ(test, sa.provider_errors - sb.provider_errors, 2U);
+	KUNIT_EXPECT_EQ(test, sa.refused_einval - sb.refused_einval, (u64)2);
+	KUNIT_EXPECT_EQ(test, ra.head, rb.head);
+	KUNIT_EXPECT_EQ(test, ra.head - ra.tail, 1U);
+	KUNIT_EXPECT_EQ(test, ra.posted, rb.posted);
+	KUNIT_EXPECT_EQ(test, ra.provider_errors - rb.provider_errors, 2U);
+	KUNIT_EXPECT_EQ(test, ra.refused_einval - rb.refused_einval, (u64)2);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_tracked_state(p->a));
+	/* No WR holds the MR. */
+	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr));
+
+	/*
+	 * Nothing comes back, not even once the provider's QP flushes
+	 * (RESET moves on to INIT only; the teardown's drain and flush then
+	 * return the receive rxe forgot).
+	 */
+	mask = ibpost_rc_init_attr(&qa, 1, 0);
+	KUNIT_ASSERT_EQ(test, 0, ib_modify_qp(ibpost_qp_ibqp(p->a), &qa, mask));
+	qa.qp_state = IB_QPS_ERR;
+	KUNIT_ASSERT_EQ(test, 0, ib_modify_qp(ibpost_qp_ibqp(p->a), &qa,
+					      IB_QP_STATE));
+	ibpost_test_no_send_comp(test, p->a);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_get_recv_comp(p->a, &comp, HZ / 2));
+}
+
+/*
  * An empty chain (NULL), as ib_post_send() and ib_post_recv() take it:
  * nothing is queued or counted, *bad_wr is NULL, and the QP posts on.
  */
@@ -493,6 +590,7 @@ static struct kunit_case ibpost_state_cases[] = {
 	KUNIT_CASE(ibpost_post_empty_chain_queues_nothing),
 	KUNIT_CASE(ibpost_post_in_err_flushes_each_wr),
 	KUNIT_CASE(ibpost_failed_unsignaled_wr_returns_context),
+	KUNIT_CASE(ibpost_post_provider_refuses_one_wr),
 	{}
 };
 
