@@ -54,11 +54,23 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 	}
 }
 
-/* The WR of @slot is over, or was not queued: its buffers may go. */
+/* The slow case of ibpost_slot_release(): MR users of its own. */
+static noinline void __ibpost_slot_release(struct ibpost_queue *q,
+					   struct ibpost_slot *slot)
+{
+	__ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr,
+			     slot->nhit);
+}
+
+/*
+ * The WR of @slot is over, or was not queued: its buffers may go. The
+ * slot's MR array is found only when its common case is not met.
+ */
 static __always_inline void ibpost_slot_release(struct ibpost_queue *q,
 						struct ibpost_slot *slot)
 {
-	ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr, slot->nhit);
+	if (!ibpost_mr_uses_put_hit(q, slot->nmr, slot->nhit))
+		__ibpost_slot_release(q, slot);
 	slot->nmr = 0;
 	slot->nhit = 0;
 }
@@ -88,11 +100,15 @@ void ibpost_sync_put(struct ibpost_sync *sync)
 		kfree(sync);
 }
 
+/* Move the tail past the slots freed; in locals, not stored per step. */
 static void ibpost_queue_advance(struct ibpost_queue *q)
 {
-	while (q->tail != q->head &&
-	       q->slots[q->tail & q->mask].state == IBPOST_SLOT_FREE)
-		q->tail++;
+	const struct ibpost_slot *slots = q->slots;
+	u32 tail = q->tail, head = q->head, mask = q->mask;
+
+	while (tail != head && slots[tail & mask].state == IBPOST_SLOT_FREE)
+		tail++;
+	q->tail = tail;
 }
 
 /* Keep @wc in @slot for ibpost_get_*_comp() (ibpost_slot_comp()). */
@@ -163,6 +179,48 @@ ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
 	return orphan;
 }
 
+static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	ibdev_err_ratelimited(q->cq->device,
+			      "ibpost: qp %u: %s completion failed: %s (%d), vendor_err %#x\n",
+			      q->qp->qpn, q->is_send ? "send" : "recv",
+			      ib_wc_status_msg(wc->status), wc->status,
+			      wc->vendor_err);
+}
+
+/*
+ * @slot's WR did not succeed (@wc): what that changes besides the
+ * context's return, before the slot's MR uses are released. Out of line,
+ * so that a success, the common case, tests its status once here. The
+ * error is logged under q->lock (rate-limited, as the stale warning is).
+ */
+static noinline void ibpost_slot_failed(struct ibpost_queue *q,
+					struct ibpost_slot *slot,
+					const struct ib_wc *wc)
+	__must_hold(&q->lock)
+{
+	/*
+	 * Its sink's key outlives a READ that did not succeed (sink.c);
+	 * once the sinks are freed with the QP, their keys are gone.
+	 */
+	if (slot->sink && q->sinks)
+		ibpost_sink_dirty(q, slot);
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		q->stats.flushed++;
+	else
+		q->stats.failed++;
+	/*
+	 * A WR the provider failed moves the QP to ERR (IBA): later posts are
+	 * flushed. ibpost's own flushes (synthetic WRs, a RESET) say nothing
+	 * new about the QP and must not undo a later state change.
+	 */
+	if (!slot->synthetic && READ_ONCE(q->qp->ibqp))
+		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
+	ibpost_log_wc(q, wc);
+}
+
 /*
  * Return @slot's context with @wc, or silently free it when @deliver is
  * false; the caller has emitted the completion's trace event. q->lock is
@@ -180,27 +238,11 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 	bool wake = false;
 
 	lockdep_assert_held(&q->lock);
-	/*
-	 * Its sink's key outlives a READ that did not succeed (sink.c);
-	 * once the sinks are freed with the QP, their keys are gone.
-	 */
-	if (slot->sink && q->sinks && wc->status != IB_WC_SUCCESS)
-		ibpost_sink_dirty(q, slot);
-	ibpost_slot_release(q, slot);
-	if (wc->status == IB_WC_SUCCESS)
+	if (likely(wc->status == IB_WC_SUCCESS))
 		q->stats.completed++;
-	else if (wc->status == IB_WC_WR_FLUSH_ERR)
-		q->stats.flushed++;
 	else
-		q->stats.failed++;
-	/*
-	 * A WR the provider failed moves the QP to ERR (IBA): later posts are
-	 * flushed. ibpost's own flushes (synthetic WRs, a RESET) say nothing
-	 * new about the QP and must not undo a later state change.
-	 */
-	if (wc->status != IB_WC_SUCCESS && !slot->synthetic &&
-	    READ_ONCE(q->qp->ibqp))
-		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
+		ibpost_slot_failed(q, slot, wc);
+	ibpost_slot_release(q, slot);
 	if (unlikely(slot->sync)) {
 		/* Internal WR: wake its waiter, never show it. */
 		orphan = ibpost_slot_sync_done(slot, wc->status);
@@ -226,17 +268,6 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		q->done_fn(q->qp, context, wc);
 }
 
-static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
-{
-	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
-		return;
-	ibdev_err_ratelimited(q->cq->device,
-			      "ibpost: qp %u: %s completion failed: %s (%d), vendor_err %#x\n",
-			      q->qp->qpn, q->is_send ? "send" : "recv",
-			      ib_wc_status_msg(wc->status), wc->status,
-			      wc->vendor_err);
-}
-
 /*
  * A completion for @slot while it holds no WR with the provider (one the
  * provider completes twice, or after ibpost reclaimed or flushed it) would
@@ -252,9 +283,10 @@ static bool ibpost_slot_stale(struct ibpost_queue *q,
 	if (likely(slot->state == IBPOST_SLOT_POSTED && !slot->synthetic))
 		return false;
 	ibdev_warn_ratelimited(q->cq->device,
-			       "ibpost: qp %u: %s completion (%s) for a WR no longer with the provider, ignored\n",
+			       "ibpost: qp %u: %s completion (%s (%d), vendor_err %#x) for a WR no longer with the provider, ignored\n",
 			       q->qp->qpn, q->is_send ? "send" : "recv",
-			       ib_wc_status_msg(wc->status));
+			       ib_wc_status_msg(wc->status), wc->status,
+			       wc->vendor_err);
 	return true;
 }
 
@@ -310,7 +342,6 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_queue *q = slot->queue;
 	bool deliver, bh;
 
-	ibpost_log_wc(q, wc);
 	bh = ibpost_comp_lock(q);
 	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
 		ibpost_comp_unlock(q, bh);
@@ -330,7 +361,6 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_queue *q = slot->queue;
 	bool bh;
 
-	ibpost_log_wc(q, wc);
 	bh = ibpost_comp_lock(q);
 	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
 		ibpost_comp_unlock(q, bh);

@@ -267,10 +267,12 @@ enum ibpost_slot_state {
  * @synthetic: not given to the provider (the QP is in ERR): ibpost
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
+ * @spare: 0; with it a claim writes @state and the flags in one store
  * @nmr: number of MRs in the slot's MR array (ibpost_slot_mrs()): those
  *       the WR's SGEs reference outside the queue's hit, users counted
  * @nhit: the WR's SGEs in the queue's hit, counted in its hit_users
- * @opcode: send queue: the WR's opcode as posted (for the test accessor)
+ * @opcode: send queue: the WR's opcode as posted (test builds only, for
+ *          the test accessor)
  * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
  * @done_node: entry in the queue's list of waiting completions
  * @wc: the rest of that completion, for struct ibpost_comp
@@ -296,6 +298,7 @@ struct ibpost_slot {
 	u8 user_signaled:1;
 	u8 synthetic:1;
 	u8 sink:1;
+	u8 spare:4;
 	u8 nmr;
 	u8 nhit;
 	u8 opcode;
@@ -558,6 +561,7 @@ static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
 	slot->user_signaled = user_signaled;
 	slot->synthetic = false;
 	slot->sink = false;
+	slot->spare = 0;
 	slot->pos = q->head++;
 	return slot;
 }
@@ -748,17 +752,30 @@ void ibpost_mr_exit(void);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
 
 /*
+ * ibpost_mr_uses_put()'s common case: @nmr 0, the @nhit SGEs in a hit
+ * that keeps other users. Return: whether it was that, and is done.
+ */
+static __always_inline bool ibpost_mr_uses_put_hit(struct ibpost_queue *q,
+						   unsigned int nmr,
+						   unsigned int nhit)
+{
+	lockdep_assert_held(&q->lock);
+	if (likely(!nmr && nhit < q->hit_users)) {
+		q->hit_users -= nhit;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Release a WR's MR uses: @nmr listed in @mrs, @nhit in @q's hit. The
- * common case, SGEs in a hit that keeps other users, without a call.
+ * common case (above) without a call.
  */
 static inline void ibpost_mr_uses_put(struct ibpost_queue *q,
 				      struct ibpost_mr **mrs,
 				      unsigned int nmr, unsigned int nhit)
 {
-	lockdep_assert_held(&q->lock);
-	if (likely(!nmr && nhit < q->hit_users))
-		q->hit_users -= nhit;
-	else
+	if (!ibpost_mr_uses_put_hit(q, nmr, nhit))
 		__ibpost_mr_uses_put(q, mrs, nmr, nhit);
 }
 
@@ -843,6 +860,13 @@ static inline bool ibpost_hooks_set(void)
 	return READ_ONCE(ibpost_hook_cur);
 }
 
+/* A send slot's opcode, kept for the test accessor only. */
+static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
+					  enum ib_wr_opcode opcode)
+{
+	slot->opcode = opcode;
+}
+
 /* A point whose hook may sleep: not asked where the caller cannot. */
 static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
 {
@@ -862,6 +886,11 @@ static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
 static inline bool ibpost_hooks_set(void)
 {
 	return false;
+}
+
+static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
+					  enum ib_wr_opcode opcode)
+{
 }
 #endif
 

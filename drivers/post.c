@@ -860,7 +860,7 @@ static __always_inline void __ibpost_stage_send(struct ibpost_qp *qp,
 	    (stage->ud.remote_qkey & BIT(31)))
 		stage->ud.remote_qkey = READ_ONCE(qp->attr.qkey);
 	q->stage_wr[i] = wr;
-	slot->opcode = wr->opcode;
+	ibpost_slot_set_opcode(slot, wr->opcode);
 	if (sink)
 		ibpost_sink_attach(q, slot, copy);
 	if (i)
@@ -1002,7 +1002,9 @@ static __always_inline bool ibpost_plain_queue(struct ibpost_qp *qp,
 					       struct ibpost_queue *q,
 					       bool send)
 {
-	return qp->state != IB_QPS_ERR && !ibpost_state_check(qp, send) &&
+	/* A send takes RTS alone: its state test folds into this one. */
+	return (send ? qp->state == IB_QPS_RTS : qp->state != IB_QPS_ERR) &&
+	       !ibpost_state_check(qp, send) &&
 	       q->head - q->tail < q->depth &&
 	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
 	       !(send ? trace_ibpost_post_send_enabled() :

@@ -218,7 +218,7 @@ void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
 	wr->sg_list = &s->sge;
 	s->reg.wr.next = wr;
 	s->inv_key = wr->ex.invalidate_rkey;
-	slot->opcode = wr->opcode;
+	ibpost_slot_set_opcode(slot, wr->opcode);
 	slot->sink = true;
 }
 
