@@ -11,7 +11,6 @@
  * insides here, through the accessors of ibpost_test_access.h, rather
  * than through the structures of ibpost_internal.h.
  */
-#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
 #include "ibpost_internal.h"
@@ -243,31 +242,22 @@ int ibpost_test_mr_users(struct ibpost_mr *mr)
 EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_users, IBPOST_NS);
 
 /**
- * ibpost_test_mr_revoke_held - hold open the window of a dereg that fails
+ * ibpost_test_mr_lock_contended - whether a thread waits for an MR's lock
  * @mr: the MR
- * @ms: how long the window stays open, in milliseconds
- * @revoked: completed once @mr is revoked
  *
- * Does what ibpost_dereg_mr() does when it finds users (-EBUSY): under
- * the device's MR lock, revokes @mr and then takes the revocation back,
- * here @ms milliseconds later. For ibpost's own KUnit suites only;
- * exists in test builds only.
+ * Whether another thread spins on the MR lock of @mr's device, which the
+ * caller holds: at IBPOST_HOOK_DEREG_BUSY, a post that found the MR
+ * revoked and waits there for the dereg's decision. For ibpost's own
+ * KUnit suites only; exists in test builds only.
  *
- * Context: Process context; spins with bottom halves disabled.
- * Return: nothing.
+ * Context: Any context.
+ * Return: spin_is_contended() of the lock.
  */
-void ibpost_test_mr_revoke_held(struct ibpost_mr *mr, unsigned int ms,
-				struct completion *revoked)
+bool ibpost_test_mr_lock_contended(struct ibpost_mr *mr)
 {
-	spin_lock_bh(&mr->dev->mr_lock);
-	WRITE_ONCE(mr->revoked, true);
-	smp_mb();	/* as ibpost_dereg_mr() */
-	complete(revoked);
-	mdelay(ms);
-	WRITE_ONCE(mr->revoked, false);
-	spin_unlock_bh(&mr->dev->mr_lock);
+	return spin_is_contended(&mr->dev->mr_lock);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_revoke_held, IBPOST_NS);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_lock_contended, IBPOST_NS);
 
 /**
  * ibpost_test_dev_iwarp - whether ibpost found a device to be iWARP

@@ -21,6 +21,7 @@ enum ibpost_hook {
 	IBPOST_HOOK_REG_CHECKED,	/* a registration passed its checks */
 	IBPOST_HOOK_REG_POSTED,		/* its REG_MR completed (or not) */
 	IBPOST_HOOK_DEREG_REVOKED,	/* dereg revoked the MR, before LOCAL_INV */
+	IBPOST_HOOK_DEREG_BUSY,		/* dereg found users, MR lock held */
 	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
 	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
 	IBPOST_HOOK_NR,
@@ -98,10 +99,8 @@ struct ibpost_test_slot {
 void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 			   struct ibpost_test_slot *ts);
 
-struct completion;
 int ibpost_test_mr_users(struct ibpost_mr *mr);
-void ibpost_test_mr_revoke_held(struct ibpost_mr *mr, unsigned int ms,
-				struct completion *revoked);
+bool ibpost_test_mr_lock_contended(struct ibpost_mr *mr);
 bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);
 struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp);

@@ -728,6 +728,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	/* Revoke before reading the users: pairs with ibpost_mr_find(). */
 	smp_mb();
 	if (atomic_read(&mr->users)) {
+		ibpost_hook(IBPOST_HOOK_DEREG_BUSY, mr);
 		WRITE_ONCE(mr->revoked, false);
 		spin_unlock_bh(&dev->mr_lock);
 		mutex_unlock(&dev->qp_lock);

@@ -13,6 +13,9 @@
 #include "ibpost_test.h"
 
 #define DATA_LEN 65536
+/* Canary bytes before and after a transfer of up to DATA_LEN bytes. */
+#define DATA_GUARD 64
+#define DATA_BUF_LEN (DATA_LEN + 2 * DATA_GUARD)
 
 enum data_op { OP_SEND, OP_WRITE, OP_READ, OP_COUNT };
 
@@ -45,43 +48,89 @@ static struct ibpost_test_pair *data_pair(struct kunit *test)
 	attr.max_recv_sge = 4;
 	/* siw grants 80 bytes (SIW_MAX_INLINE) and refuses more. */
 	attr.max_inline_data = ibpost_test_iwarp(ibpost_test_dev(test)) ? 64 : 128;
-	return ibpost_test_pair_len(test, &attr, DATA_LEN);
+	return ibpost_test_pair_len(test, &attr, DATA_BUF_LEN);
+}
+
+/**
+ * data_expect_landed - check a transfer's destination buffer byte for byte
+ * @test: the test
+ * @buf: the destination buffer, filled with the pattern of @canary before
+ * @buf_len: its length
+ * @at: where in @buf the transfer went
+ * @src: the bytes that should have landed there
+ * @len: their number
+ * @canary: the seed @buf was filled with (ibpost_test_fill())
+ *
+ * [@at, @at + @len) of @buf equals @src; every byte before and after it
+ * still holds its canary.
+ */
+static void data_expect_landed(struct kunit *test, const u8 *buf,
+			       size_t buf_len, size_t at, const u8 *src,
+			       size_t len, u32 canary)
+{
+	u8 *exp = kunit_kmalloc(test, buf_len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, exp);
+	ibpost_test_fill(exp, buf_len, canary);
+	KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(buf, exp, at),
+			    "%zu bytes at %zu: a byte before them changed",
+			    len, at);
+	KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(buf + at, src, len),
+			    "%zu bytes at %zu: not the source's", len, at);
+	KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(buf + at + len, exp + at + len,
+					    buf_len - at - len),
+			    "%zu bytes at %zu: a byte beyond them changed",
+			    len, at);
+	kunit_kfree(test, exp);
 }
 
 static void ibpost_data_seed_op_sizes(struct kunit *test)
 {
 	const struct data_case *c = test->param_value;
 	struct ibpost_test_pair *p = data_pair(test);
-	u8 *src, *dst;
+	u32 seed = c->len + c->op, canary = seed ^ 0x80;
+	struct ibpost_test_buf *from, *to;
 	struct ibpost_comp comp;
+	u8 *src, *dst;
 	int ret;
 
+	if (c->op == OP_SEND || c->op == OP_WRITE) {
+		from = &p->abuf;
+		to = c->op == OP_SEND ? &p->bbuf : &p->bw;
+	} else {
+		from = &p->br;
+		to = &p->abuf;
+	}
+	/*
+	 * Both buffers whole: the source's pattern differs from the
+	 * destination's canary in every byte, so each byte that lands shows,
+	 * and so does one written before or beyond the transfer.
+	 */
+	ibpost_test_fill(from->buf, from->len, seed);
+	ibpost_test_fill(to->buf, to->len, canary);
+	src = (u8 *)from->buf + DATA_GUARD;
+	dst = (u8 *)to->buf + DATA_GUARD;
 	switch (c->op) {
 	case OP_SEND:
-		src = p->abuf.buf;
-		dst = p->bbuf.buf;
-		ibpost_test_fill(src, c->len, c->len);
+		/* A receive longer than the message: its tail stays canary. */
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), dst,
-							  DATA_LEN, p->bbuf.mr));
+							  DATA_LEN + DATA_GUARD,
+							  p->bbuf.mr));
 		ret = ibpost_post_send(p->a, CTX(1), src, c->len, p->abuf.mr,
 				       IB_SEND_SIGNALED);
 		break;
 	case OP_WRITE:
-		src = p->abuf.buf;
-		dst = p->bw.buf;
-		ibpost_test_fill(src, c->len, c->len + 1);
 		ret = ibpost_post_write(p->a, CTX(1), src, c->len, p->abuf.mr,
 					IB_SEND_SIGNALED,
-					ibpost_mr_remote_addr(p->bw.mr),
+					ibpost_mr_remote_addr(p->bw.mr) +
+					DATA_GUARD,
 					ibpost_mr_rkey(p->bw.mr));
 		break;
 	default:
-		src = p->br.buf;
-		dst = p->abuf.buf;
-		ibpost_test_fill(src, c->len, c->len + 2);
 		ret = ibpost_post_read(p->a, CTX(1), dst, c->len, p->abuf.mr,
 				       IB_SEND_SIGNALED,
-				       ibpost_mr_remote_addr(p->br.mr),
+				       ibpost_mr_remote_addr(p->br.mr) +
+				       DATA_GUARD,
 				       ibpost_mr_rkey(p->br.mr));
 		break;
 	}
@@ -94,10 +143,9 @@ static void ibpost_data_seed_op_sizes(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 		KUNIT_EXPECT_EQ(test, c->len, comp.byte_len);
 	}
-	KUNIT_EXPECT_EQ(test, 0, memcmp(src, dst, c->len));
-	/* Nothing beyond the length was touched. */
-	KUNIT_EXPECT_EQ(test, 0, dst[c->len == DATA_LEN ? 0 : c->len] !=
-			(c->len == DATA_LEN ? src[0] : 0));
+	/* The length landed, every byte; nothing before or beyond it did. */
+	data_expect_landed(test, to->buf, to->len, DATA_GUARD, src, c->len,
+			   canary);
 }
 
 /* @n pieces of different lengths spread over @buf; returns the total. */
@@ -301,9 +349,22 @@ static void ibpost_data_vector_ops_device_max_sge(struct kunit *test)
 #define VEC_POSTS	48	/* writevs per thread */
 #define VEC_SPAN	512	/* each writev's own window: >= 32 * 15 */
 
+/**
+ * struct vec_race - what the posters share, and the proof that they raced
+ * @arrived: posters at the start line; none posts before all are there
+ * @in_post: posters inside ibpost_post_writev() now
+ * @overlaps: writevs entered while another poster's was in progress
+ */
+struct vec_race {
+	atomic_t arrived;
+	atomic_t in_post;
+	atomic_t overlaps;
+};
+
 struct vec_thread {
 	struct ibpost_test_pair *p;
 	struct completion *start;
+	struct vec_race *race;
 	int t, ns;
 	struct ibpost_sge *sgl;
 };
@@ -330,18 +391,28 @@ static u32 vec_window(int t, int k)
 static int vec_poster(void *arg)
 {
 	struct vec_thread *v = arg;
+	struct vec_race *r = v->race;
 	int k, ret;
 
 	/* Both threads post at once, each on its own CPU where there are two. */
 	set_cpus_allowed_ptr(current, cpumask_of(v->t % num_online_cpus()));
 	wait_for_completion(v->start);
+	/* A woken thread may start late: each waits until both are here. */
+	atomic_inc(&r->arrived);
+	while (atomic_read(&r->arrived) < VEC_THREADS) {
+		cpu_relax();
+		cond_resched();
+	}
 	for (k = 0; k < VEC_POSTS; k++) {
 		vec_sgl(v, k);
+		if (atomic_inc_return(&r->in_post) > 1)
+			atomic_inc(&r->overlaps);
 		ret = ibpost_post_writev(v->p->a, CTX(v->t * VEC_POSTS + k + 1),
 					 v->sgl, v->ns, IB_SEND_SIGNALED,
 					 ibpost_mr_remote_addr(v->p->bw.mr) +
 					 vec_window(v->t, k),
 					 ibpost_mr_rkey(v->p->bw.mr));
+		atomic_dec(&r->in_post);
 		if (ret)
 			return ret;
 	}
@@ -351,7 +422,9 @@ static int vec_poster(void *arg)
 /*
  * Two threads post writevs of every granted SGE (up to 32) on one QP at
  * once: the vector operations share their queue's scratch, one at a
- * time, so each WRITE carries its own thread's pieces, byte for byte.
+ * time, so each WRITE carries its own thread's pieces, byte for byte, and
+ * nothing past them. That the two were inside a writev at the same time
+ * is counted, and must have happened.
  */
 static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 {
@@ -364,9 +437,10 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 	struct ibpost_qp_attr attr;
 	struct ibpost_comp comp;
 	struct vec_thread *v;
+	struct vec_race *race;
 	int t, k, ret;
 	bool joined = true;
-	u8 *flat;
+	u8 *flat, *canary;
 
 	BUILD_BUG_ON(VEC_THREADS * VEC_POSTS * VEC_SPAN > DATA_LEN);
 	ibpost_test_attr(&attr, IB_QPT_RC);
@@ -376,14 +450,25 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 	KUNIT_ASSERT_GE(test, p->got.max_send_wr, VEC_THREADS * VEC_POSTS);
 	flat = kunit_kzalloc(test, VEC_SPAN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, flat);
-	/* Not the test's: a thread that hangs keeps it. */
+	/* The target holds a canary, a pattern other than the sources'. */
+	canary = kunit_kmalloc(test, DATA_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, canary);
+	ibpost_test_fill(canary, DATA_LEN, 31 ^ 0x80);
+	memcpy(p->bw.buf, canary, DATA_LEN);
+	/* Not the test's: a thread that hangs keeps them. */
 	v = kcalloc(VEC_THREADS, sizeof(*v), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, v);
+	race = kzalloc(sizeof(*race), GFP_KERNEL);
+	if (!v || !race) {
+		kfree(race);
+		kfree(v);
+		KUNIT_FAIL_AND_ABORT(test, "out of memory");
+	}
 	init_completion(&start);
 	ibpost_test_fill(p->abuf.buf, DATA_LEN, 31);
 	bitmap_zero(seen, VEC_THREADS * VEC_POSTS);
 	for (t = 0; t < VEC_THREADS; t++) {
-		v[t] = (struct vec_thread){ .p = p, .start = &start, .t = t,
+		v[t] = (struct vec_thread){ .p = p, .start = &start,
+					    .race = race, .t = t,
 					    .ns = attr.max_send_sge };
 		v[t].sgl = kunit_kcalloc(test, v[t].ns, sizeof(*v[t].sgl),
 					 GFP_KERNEL);
@@ -400,6 +485,12 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, ret);
 	}
 	KUNIT_ASSERT_TRUE_MSG(test, joined, "a poster hung");
+	/* The race happened: a writev began while the other's was going on. */
+	KUNIT_EXPECT_GT_MSG(test, atomic_read(&race->overlaps), 0,
+			    "the %d posters were never inside a writev at once",
+			    VEC_THREADS);
+	kunit_info(test, "%d of %d writevs began inside another thread's\n",
+		   atomic_read(&race->overlaps), VEC_THREADS * VEC_POSTS);
 	/* Every context once, each a success. */
 	for (k = 0; k < VEC_THREADS * VEC_POSTS; k++) {
 		uintptr_t c;
@@ -424,8 +515,15 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 			data_gather(flat, v[t].sgl, v[t].ns);
 			KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(flat, dst, total),
 					    "thread %d, writev %d", t, k);
+			KUNIT_EXPECT_EQ_MSG(test, 0,
+					    memcmp(dst + total,
+						   canary + vec_window(t, k) +
+						   total, VEC_SPAN - total),
+					    "thread %d, writev %d: past its %u bytes",
+					    t, k, total);
 		}
 	}
+	kfree(race);
 	kfree(v);
 }
 

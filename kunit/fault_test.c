@@ -39,7 +39,7 @@ static void fault_knobs_reset(void *unused)
 static void fault_need_debugfs(struct kunit *test)
 {
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS))
-		kunit_skip(test, "no CONFIG_FAULT_INJECTION_DEBUG_FS");
+		ibpost_test_skip(test, "no CONFIG_FAULT_INJECTION_DEBUG_FS");
 }
 
 /*
@@ -109,7 +109,7 @@ static void ibpost_fault_inject_nth_wr_partial_post(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) {
 		KUNIT_EXPECT_EQ(test, -EOPNOTSUPP, ibpost_fault_inject(3, -EIO));
-		kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+		ibpost_test_skip(test, "no CONFIG_FAULT_INJECTION");
 	}
 	fault_chain(test, p, wr, &sge);
 	/* The third WR from now fails with -EIO, once. */
@@ -230,7 +230,7 @@ static void ibpost_fail_nth_of_the_task(struct kunit *test)
 	struct ib_sge sge;
 
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
-		kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+		ibpost_test_skip(test, "no CONFIG_FAULT_INJECTION");
 	fault_chain(test, p, wr, &sge);
 	fault_knobs(test, "errno=-110");
 	KUNIT_ASSERT_EQ(test, 0, ibpost_test_sh("echo 3 > /proc/%d/fail-nth",

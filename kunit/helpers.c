@@ -170,10 +170,42 @@ u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send)
 	return tq.head - tq.tail;
 }
 
-/* White-box: what ibpost found at the device's add; kept after removal. */
+/*
+ * The suites' expectations and skips follow the device itself:
+ * rdma_protocol_iwarp() of its first port. ibpost's behaviour follows
+ * what ibpost found at the device's add (white-box): where the two differ,
+ * @test (or the case the calling thread runs) fails, so that ibpost
+ * misclassifying a device cannot turn cases into skips or pass them with
+ * the other provider's expectations. A removed device has no ib_device
+ * left to ask: there only ibpost's record is (checked by every call
+ * made while the device was there).
+ */
+static bool ibpost_test_iwarp_of(struct kunit *test, struct ibpost_dev *dev)
+{
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+	bool found = ibpost_test_dev_iwarp(dev);
+	bool iwarp;
+
+	if (!ibdev)
+		return found;
+	iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+	if (iwarp == found)
+		return iwarp;
+	if (test)
+		KUNIT_FAIL(test, "ibpost takes %s for %s, rdma_protocol_iwarp() says %s",
+			   dev_name(&ibdev->dev), found ? "iWARP" : "IB/RoCE",
+			   iwarp ? "iWARP" : "IB/RoCE");
+	else
+		WARN(1, "ibpost takes %s for %s, rdma_protocol_iwarp() says %s\n",
+		     dev_name(&ibdev->dev), found ? "iWARP" : "IB/RoCE",
+		     iwarp ? "iWARP" : "IB/RoCE");
+	return iwarp;
+}
+
 bool ibpost_test_iwarp(struct ibpost_dev *dev)
 {
-	return ibpost_test_dev_iwarp(dev);
+	/* Called without the case's struct kunit: the thread knows it. */
+	return ibpost_test_iwarp_of(current->kunit_test, dev);
 }
 
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
@@ -183,7 +215,7 @@ enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 	struct ib_qp_attr qa;
 
 	/* White-box on iWARP: see the header. */
-	if (ibpost_test_iwarp(ibpost_test_qp_dev(qp)))
+	if (ibpost_test_iwarp_of(test, ibpost_test_qp_dev(qp)))
 		return ibpost_test_qp_tracked_state(qp);
 	KUNIT_ASSERT_EQ(test, 0, ib_query_qp(ibpost_qp_ibqp(qp), &qa,
 					     IB_QP_STATE, &init));
@@ -226,6 +258,6 @@ __noreturn void ibpost_test_skip(struct kunit *test, const char *fmt, ...)
 void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 			 const char *why)
 {
-	if (ibpost_test_iwarp(dev))
+	if (ibpost_test_iwarp_of(test, dev))
 		ibpost_test_skip(test, "iWARP: %s", why);
 }

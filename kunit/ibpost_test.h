@@ -213,7 +213,11 @@ bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret);
 /* @qp reached ERR within 5 s (on iWARP: its connection ended). */
 bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp);
 
-/* Whether @dev is an iWARP device (RC through rdma_cm only, no UD). */
+/*
+ * Whether @dev is an iWARP device (RC through rdma_cm only, no UD), as
+ * rdma_protocol_iwarp() says; fails the calling thread's case where
+ * ibpost took the device for the other kind.
+ */
 bool ibpost_test_iwarp(struct ibpost_dev *dev);
 /* Skip the case, with the reason in the log too (for 6.1's output). */
 __printf(2, 3) __noreturn void ibpost_test_skip(struct kunit *test,

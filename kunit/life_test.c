@@ -501,14 +501,18 @@ static void ibpost_life_reg_timeout_waits_for_wr(struct kunit *test)
  * the invalidation's completion comes on the CQ the callback runs for.
  * DIRECT: ibpost's polling nests, in queue order, and the dereg succeeds.
  * WORKQUEUE: the work item cannot wait for itself: -EWOULDBLOCK, nothing
- * released (a post naming the MR while the callback's dereg runs is
- * accepted: the dereg says so before it revokes anything), and the same
- * dereg from elsewhere succeeds.
+ * released, and the same dereg from elsewhere succeeds. The dereg says so
+ * before it revokes anything: it never reaches the gate where a dereg
+ * has revoked its MR, and a post naming the MR, made while the callback
+ * is held right after its dereg, is accepted.
  */
 struct life_remote {
 	struct ibpost_mr *mr;
 	int ret;
 	atomic_t calls;
+	bool hold;		/* WORKQUEUE: wait in the callback for @posted */
+	bool held;		/* the callback was still waiting at @posted */
+	struct completion deregged, posted;
 };
 
 static void life_remote_send_done(struct ibpost_qp *qp, void *context,
@@ -516,8 +520,13 @@ static void life_remote_send_done(struct ibpost_qp *qp, void *context,
 {
 	struct life_remote *lr = ibpost_qp_priv(qp);
 
-	if (context == lr)
+	if (context == lr) {
 		lr->ret = ibpost_dereg_mr(lr->mr);
+		complete(&lr->deregged);
+		if (lr->hold)
+			lr->held = wait_for_completion_timeout(&lr->posted,
+							       30 * HZ);
+	}
 	atomic_inc(&lr->calls);
 }
 
@@ -538,6 +547,9 @@ static void life_send_callback_dereg_remote(struct kunit *test,
 	rbuf2 = kunit_kzalloc(test, 4096, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, lr && rbuf && rbuf2);
 	lr->ret = 1;
+	lr->hold = ctx == IB_POLL_WORKQUEUE;
+	init_completion(&lr->deregged);
+	init_completion(&lr->posted);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.poll_ctx = ctx;
 	attr.send_done = life_remote_send_done;
@@ -561,22 +573,29 @@ static void life_send_callback_dereg_remote(struct kunit *test,
 		if (!IS_ERR_OR_NULL(mr2))
 			KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr2));
 	} else {
-		int i;
+		int i, ret;
 
-		/* A post naming the MR meanwhile: the dereg releases nothing. */
-		for (i = 0; i < 100 && lr->ret == 1 &&
+		/* The callback's dereg returned, or revoked at the gate. */
+		for (i = 0; i < 100 && !completion_done(&lr->deregged) &&
 		     !completion_done(&g->arrived); i++)
 			msleep(50);
-		KUNIT_EXPECT_EQ(test, 0, ibpost_post_write(a, CTX(2), rbuf, 64,
-							   lr->mr,
-							   IB_SEND_SIGNALED,
-							   ibpost_mr_remote_addr(win.mr),
-							   ibpost_mr_rkey(win.mr)));
+		KUNIT_EXPECT_FALSE_MSG(test, completion_done(&g->arrived),
+				       "the callback's dereg revoked the MR before it refused to wait");
+		KUNIT_EXPECT_TRUE_MSG(test, completion_done(&lr->deregged),
+				      "the send callback's dereg did not return within 5 s");
+		/* The callback waits for this post: the dereg released nothing. */
+		ret = ibpost_post_write(a, CTX(2), rbuf, 64, lr->mr,
+					IB_SEND_SIGNALED,
+					ibpost_mr_remote_addr(win.mr),
+					ibpost_mr_rkey(win.mr));
+		complete(&lr->posted);
 		complete_all(&g->release);
-		for (i = 0; i < 100 && (lr->ret == 1 ||
-					atomic_read(&lr->calls) < 2); i++)
+		KUNIT_EXPECT_EQ(test, 0, ret);
+		for (i = 0; i < 100 && atomic_read(&lr->calls) < 2; i++)
 			msleep(50);
 		KUNIT_EXPECT_EQ(test, lr->ret, -EWOULDBLOCK);
+		KUNIT_EXPECT_TRUE_MSG(test, lr->held,
+				      "the post was not made while the callback was held after its dereg");
 		KUNIT_EXPECT_EQ(test, 2, atomic_read(&lr->calls));
 		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(lr->mr));
 	}

@@ -65,16 +65,57 @@ static void ibpost_dereg_mr_busy_while_posted(struct kunit *test)
 	ibpost_test_buf_fini(&extra);
 }
 
-struct revoke_held {
+/*
+ * The window of a dereg that finds users (-EBUSY), held at its hook: the
+ * MR is revoked there, under the device's MR lock, until the hook returns
+ * and the dereg takes the revocation back. The hook cannot sleep: it
+ * spins until the post of the other CPU is seen waiting for that lock
+ * (@waited), or BUSY_HOLD_NS.
+ */
+#define BUSY_HOLD_NS	(5 * NSEC_PER_SEC)
+
+struct busy_hold {
 	struct ibpost_mr *mr;
-	struct completion revoked;
+	atomic_t hits;
+	struct completion arrived;
+	bool posting;	/* the test thread is about to post */
+	bool waited;	/* that post was seen waiting for the window */
+	bool closed;	/* the window is over (set before the lock is dropped) */
+	int ret;	/* the dereg's */
 };
 
-static int revoke_held_fn(void *arg)
+static int busy_hold_fn(enum ibpost_hook point, void *obj, void *data)
 {
-	struct revoke_held *r = arg;
+	struct busy_hold *h = data;
+	u64 end;
 
-	ibpost_test_mr_revoke_held(r->mr, 500, &r->revoked);
+	if (point != IBPOST_HOOK_DEREG_BUSY || obj != h->mr ||
+	    atomic_inc_return(&h->hits) != 1)
+		return 0;
+	complete(&h->arrived);
+	end = ktime_get_ns() + BUSY_HOLD_NS;
+	while (ktime_get_ns() < end) {
+		if (READ_ONCE(h->posting) &&
+		    ibpost_test_mr_lock_contended(h->mr)) {
+			WRITE_ONCE(h->waited, true);
+			break;
+		}
+		cpu_relax();
+	}
+	WRITE_ONCE(h->closed, true);
+	return 0;
+}
+
+static void busy_unhook(void *data)
+{
+	ibpost_test_set_hook(NULL, NULL);
+}
+
+static int busy_dereg_fn(void *arg)
+{
+	struct busy_hold *h = arg;
+
+	h->ret = ibpost_dereg_mr(h->mr);
 	return 0;
 }
 
@@ -82,35 +123,63 @@ static int revoke_held_fn(void *arg)
  * A post that names an MR while a dereg of it is finding that posted WRs
  * still use it (-EBUSY) is not refused: the MR stays registered, so the
  * post waits for the dereg's decision instead of taking the revocation
- * in progress for a dereg done. The dereg's window is held open on
- * another CPU while this one posts.
+ * in progress for a dereg done. ibpost_dereg_mr() runs on another CPU and
+ * is held in that window while this one posts: the post must start while
+ * the window is open, be seen waiting for it, and return after it.
  */
 static void ibpost_mr_post_during_failing_dereg(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
-	struct revoke_held r = { .mr = p->abuf.mr };
+	bool arrived, open = false, after = false;
+	struct busy_hold *h;
 	struct task_struct *t;
-	unsigned int cpu;
-	int ret;
+	int ret = -1;
 
 	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two CPUs");
-	init_completion(&r.revoked);
-	t = kthread_create(revoke_held_fn, &r, "ibpost-revoke");
+		ibpost_test_skip(test,
+				 "needs two CPUs: the dereg holds its window on one while the other posts");
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->mr = p->abuf.mr;
+	h->ret = 1;
+	atomic_set(&h->hits, 0);
+	init_completion(&h->arrived);
+	/* A receive in the MR: the dereg finds a user and must fail. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(2),
+						  (u8 *)p->abuf.buf + 4096, 64,
+						  p->abuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(busy_hold_fn, h));
+	ibpost_test_defer(test, busy_unhook, h);
+	t = kthread_create(busy_dereg_fn, h, "ibpost-dereg");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	get_task_struct(t);
 	migrate_disable();
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	kthread_bind(t, cpu);
+	kthread_bind(t, cpumask_any_but(cpu_online_mask,
+					raw_smp_processor_id()));
 	wake_up_process(t);
-	wait_for_completion(&r.revoked);
-	ret = ibpost_post_write(p->a, CTX(1), p->abuf.buf, 64, p->abuf.mr,
-				IB_SEND_SIGNALED,
-				ibpost_mr_remote_addr(p->bw.mr),
-				ibpost_mr_rkey(p->bw.mr));
+	arrived = wait_for_completion_timeout(&h->arrived, 10 * HZ);
+	if (arrived) {
+		WRITE_ONCE(h->posting, true);
+		open = !READ_ONCE(h->closed);
+		ret = ibpost_post_write(p->a, CTX(1), p->abuf.buf, 64,
+					p->abuf.mr, IB_SEND_SIGNALED,
+					ibpost_mr_remote_addr(p->bw.mr),
+					ibpost_mr_rkey(p->bw.mr));
+		after = READ_ONCE(h->closed);
+	}
 	migrate_enable();
+	/* Returns once the dereg has: no hook call is left in flight. */
 	kthread_stop(t);
 	put_task_struct(t);
+	KUNIT_ASSERT_TRUE_MSG(test, arrived,
+			      "the dereg never reached its -EBUSY window");
+	KUNIT_EXPECT_EQ(test, h->ret, -EBUSY);
+	KUNIT_EXPECT_TRUE_MSG(test, open,
+			      "the window closed before the post began");
+	KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(h->waited),
+			      "the post was never seen waiting for the dereg's window");
+	KUNIT_EXPECT_TRUE_MSG(test, after,
+			      "the post returned before the dereg's decision");
 	KUNIT_ASSERT_EQ(test, 0, ret);
 	ibpost_test_send_ok(test, p->a, CTX(1));
 }
@@ -268,13 +337,44 @@ static void ibpost_test_write_refused(struct kunit *test,
 	}
 }
 
+/*
+ * Fill @buf (@len bytes) with the canary pattern(@seed) and return a copy
+ * of it, freed at test exit.
+ */
+static u8 *mr_canary(struct kunit *test, void *buf, size_t len, u32 seed)
+{
+	u8 *copy = kunit_kmalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	ibpost_test_fill(buf, len, seed);
+	memcpy(copy, buf, len);
+	return copy;
+}
+
+/* Every byte of @buf still equals @canary: nothing landed in it. */
+static void mr_expect_canary(struct kunit *test, const u8 *buf,
+			     const u8 *canary, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && buf[i] == canary[i])
+		i++;
+	KUNIT_EXPECT_EQ_MSG(test, i, len,
+			    "byte %zu of %zu changed: %#x, its canary %#x", i,
+			    len, i < len ? buf[i] : 0, i < len ? canary[i] : 0);
+}
+
 static void ibpost_reg_read_grants_no_write(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u8 *canary;
 
+	/* Source and destination patterns differ in every byte. */
+	ibpost_test_fill(p->abuf.buf, 64, 0x51);
+	canary = mr_canary(test, p->br.buf, p->br.len, 0x52);
 	ibpost_test_write_refused(test, p, ibpost_mr_remote_addr(p->br.mr),
 				  ibpost_mr_rkey(p->br.mr));
-	KUNIT_EXPECT_EQ(test, 0, memchr_inv(p->br.buf, 0, 64) ? 1 : 0);
+	mr_expect_canary(test, p->br.buf, canary, p->br.len);
 }
 
 static void ibpost_reg_write_window_is_exact(struct kunit *test)
@@ -294,23 +394,27 @@ static void ibpost_dereg_mr_revokes_rkey(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	struct ibpost_test_buf w;
+	u8 *canary;
 	u64 raddr;
 	u32 rkey;
 
 	ibpost_test_buf_init(test, &w, p->dev, p->b, 256, IBPOST_TEST_WRITE);
 	raddr = ibpost_mr_remote_addr(w.mr);
 	rkey = ibpost_mr_rkey(w.mr);
+	ibpost_test_fill(p->abuf.buf, 64, 0x61);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS,
 			ibpost_test_rdma(test, p, false, 64, raddr, rkey));
 	KUNIT_ASSERT_EQ(test, 0, ibpost_dereg_mr(w.mr));
-	memset(w.buf, 0, 256);
+	/* Source and destination patterns differ in every byte. */
+	canary = mr_canary(test, w.buf, 256, 0x62);
+	ibpost_test_fill(p->abuf.buf, 64, 0x63);
 	if (ibpost_test_iwarp(p->dev))
 		ibpost_test_write_refused(test, p, raddr, rkey);
 	else
 		KUNIT_EXPECT_NE(test, IB_WC_SUCCESS,
 				ibpost_test_rdma(test, p, false, 64, raddr,
 						 rkey));
-	KUNIT_EXPECT_NULL(test, memchr_inv(w.buf, 0, 256));
+	mr_expect_canary(test, w.buf, canary, 256);
 	kfree(w.buf);
 }
 
@@ -467,6 +571,7 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 	struct ibpost_comp comp;
 	struct ibpost_mr *mr;
 	struct ib_sge sge;
+	u8 *canary;
 	int i, ret;
 	void *buf;
 
@@ -493,9 +598,11 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 	if (!ts.sink)
 		return;
 
+	/* sink_key_refused() writes pattern(99): 0x71 differs everywhere. */
+	canary = mr_canary(test, buf, SINK_LEN, 0x71);
 	p2 = ibpost_test_pair(test, NULL);
 	sink_key_refused(test, p2, sge.addr, key);
-	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, 64));
+	mr_expect_canary(test, buf, canary, SINK_LEN);
 }
 
 static struct kunit_case ibpost_mr_cases[] = {

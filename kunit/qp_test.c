@@ -130,8 +130,8 @@ static void ibpost_qp_connect_loopback_reaches_rts(struct kunit *test)
 				ibpost_test_qp_state(test, a));
 		KUNIT_EXPECT_EQ(test, IB_QPS_RESET,
 				ibpost_test_qp_state(test, b));
-		kunit_skip(test, "%s",
-			   "iWARP: QPs connect through rdma_cm only (loopback refused with -EOPNOTSUPP)");
+		ibpost_test_skip(test, "%s",
+				 "iWARP: QPs connect through rdma_cm only (loopback refused with -EOPNOTSUPP)");
 	}
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_connect_loopback(a, b));
 

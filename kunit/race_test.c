@@ -353,23 +353,29 @@ static void ibpost_race_other_device_handles(struct kunit *test)
  * does the same with local MRs, and the device is removed after a random
  * delay. Every call must end (an MR, or -ENODEV/-EIO/-ETIMEDOUT once the
  * device is going), every dereg must succeed, the SEND must come back.
+ * Each loop runs until an error ends it; each kind of loop must have been
+ * cut by the removal (ended after it began) in some round: a remote loop
+ * may end first, when the stalled SEND's retries end and its QP errs.
  */
 #define RACE_ROUNDS	8
+#define RACE_LOOP_SECS	60	/* a loop's bound, should nothing cut it */
 
 struct race_loop {
 	struct race *r;
 	bool remote;
 	atomic_t regs, errs;
 	long last_err;
+	long cut;		/* the removal's errno that ended the loop */
+	unsigned long ended;	/* when (jiffies) */
 };
 
 static int race_loop_fn(void *arg)
 {
+	unsigned long deadline = jiffies + RACE_LOOP_SECS * HZ;
 	struct race_loop *l = arg;
 	struct ibpost_mr *mr;
-	int i;
 
-	for (i = 0; i < 10000; i++) {
+	while (time_before(jiffies, deadline)) {
 		mr = l->remote ? ibpost_reg_write(l->r->a, l->r->buf, RACE_LEN) :
 				 ibpost_reg_msgs(l->r->dev, l->r->buf, RACE_LEN);
 		if (IS_ERR(mr)) {
@@ -377,6 +383,9 @@ static int race_loop_fn(void *arg)
 			    PTR_ERR(mr) != -ETIMEDOUT) {
 				atomic_inc(&l->errs);
 				l->last_err = PTR_ERR(mr);
+			} else {
+				l->cut = PTR_ERR(mr);
+				l->ended = jiffies;
 			}
 			break;
 		}
@@ -390,6 +399,8 @@ static int race_loop_fn(void *arg)
 
 static void ibpost_race_rounds(struct kunit *test)
 {
+	int cut_by_removal[2] = {};
+	unsigned long removing;
 	struct race_loop *l;
 	int round;
 
@@ -406,6 +417,7 @@ static void ibpost_race_rounds(struct kunit *test)
 			l[i].remote = !i;
 			atomic_set(&l[i].regs, 0);
 			atomic_set(&l[i].errs, 0);
+			l[i].cut = 0;
 			t[i] = ibpost_test_run(test, race_loop_fn, &l[i]);
 		}
 		/*
@@ -417,6 +429,7 @@ static void ibpost_race_rounds(struct kunit *test)
 		if (!ibpost_test_iwarp(r->dev))
 			race_stall(r);
 		msleep(get_random_u32() % 400);
+		removing = jiffies;
 		race_remove(test);
 		for (i = 0; i < 2; i++) {
 			KUNIT_ASSERT_TRUE_MSG(test,
@@ -428,12 +441,31 @@ static void ibpost_race_rounds(struct kunit *test)
 					    round, i ? "local" : "remote",
 					    l[i].last_err);
 			KUNIT_EXPECT_GT(test, atomic_read(&l[i].regs), 0);
+			KUNIT_EXPECT_TRUE_MSG(test, l[i].cut,
+					      "round %d: the %s registrations ran out their time uncut",
+					      round, i ? "local" : "remote");
+			/*
+			 * Cut by the removal, or earlier: a remote
+			 * registration fails (-EIO) once the stalled SEND's
+			 * RNR retries end and the QP errs (on 6.12 rxe gives
+			 * up sooner), which raced nothing.
+			 */
+			if (l[i].cut && time_after_eq(l[i].ended, removing))
+				cut_by_removal[i]++;
 		}
 		if (!ibpost_test_iwarp(r->dev))
 			race_expect_stall_flushed(r);
-		kunit_info(test, "round %d: %d remote and %d local registrations before the removal\n",
-			   round, atomic_read(&l[0].regs), atomic_read(&l[1].regs));
+		kunit_info(test, "round %d: %d remote and %d local registrations before the removal, cut by %ld and %ld\n",
+			   round, atomic_read(&l[0].regs), atomic_read(&l[1].regs),
+			   l[0].cut, l[1].cut);
 	}
+	/* Each kind of registration was cut by a removal at least once. */
+	kunit_info(test, "rounds cut by the removal: remote %d, local %d of %d\n",
+		   cut_by_removal[0], cut_by_removal[1], RACE_ROUNDS);
+	KUNIT_EXPECT_GT_MSG(test, cut_by_removal[0], 0,
+			    "no remote registration loop was cut by the removal");
+	KUNIT_EXPECT_GT_MSG(test, cut_by_removal[1], 0,
+			    "no local registration loop was cut by the removal");
 }
 
 static struct kunit_case ibpost_race_cases[] = {

@@ -224,8 +224,8 @@ static void ibpost_post_readv_scatters(struct kunit *test)
 						  ibpost_mr_remote_addr(p->br.mr),
 						  ibpost_mr_rkey(p->br.mr)));
 		ibpost_test_no_send_comp(test, p->a);
-		kunit_skip(test, "%s",
-			   "iWARP: a READ has one sink SGE (max_sge_rd 1): a readv of 2 is refused with -EINVAL");
+		ibpost_test_skip(test, "%s",
+				 "iWARP: a READ has one sink SGE (max_sge_rd 1): a readv of 2 is refused with -EINVAL");
 	}
 	KUNIT_ASSERT_EQ(test, 0,
 			ibpost_post_readv(p->a, CTX(4), sgl, 2, IB_SEND_SIGNALED,
@@ -360,8 +360,8 @@ static void ibpost_chain_with_imm_reaches_receiver(struct kunit *test)
 				ibpost_post_send_list(p->a, &s, &bad));
 		KUNIT_EXPECT_PTR_EQ(test, bad, &s);
 		ibpost_test_no_send_comp(test, p->a);
-		kunit_skip(test, "%s",
-			   "iWARP: no immediate data (RFC 5040); WRITE_WITH_IMM and SEND_WITH_IMM refused with -EINVAL");
+		ibpost_test_skip(test, "%s",
+				 "iWARP: no immediate data (RFC 5040); WRITE_WITH_IMM and SEND_WITH_IMM refused with -EINVAL");
 	}
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &w.wr, &bad));
 	KUNIT_EXPECT_NULL(test, bad);
@@ -386,8 +386,9 @@ static void ibpost_post_send_rejects_bad_buffers(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	u8 *a = p->abuf.buf;
+	u8 canary[16];
 	unsigned long flags;
-	int ret;
+	int ret, refused;
 
 	/* No MR without IB_SEND_INLINE; outside the MR, before or after. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL, a, 8, NULL,
@@ -407,11 +408,30 @@ static void ibpost_post_send_rejects_bad_buffers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			ibpost_post_ud_send(p->a, NULL, a, 8, p->abuf.mr,
 					    IB_SEND_SIGNALED, NULL, 1, 0x5eed));
-	/* Refused with interrupts disabled: "any context but hard IRQ". */
+	/*
+	 * Interrupts disabled are "any context but hard IRQ": there a WR is
+	 * refused for its own fault only. The refused one differs from the
+	 * one accepted and completed right after it in the same section by
+	 * its NULL MR alone; had it been queued, its context (NULL) would
+	 * come back first.
+	 */
+	ibpost_test_fill(a, 8, 41);
+	ibpost_test_fill(p->bbuf.buf, sizeof(canary), 42);
+	ibpost_test_fill(canary, sizeof(canary), 42);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), p->bbuf.buf,
+						  8, p->bbuf.mr));
 	local_irq_save(flags);
-	ret = ibpost_post_send(p->a, NULL, a, 8, NULL, IB_SEND_SIGNALED);
+	refused = ibpost_post_send(p->a, NULL, a, 8, NULL, IB_SEND_SIGNALED);
+	ret = ibpost_post_send(p->a, CTX(1), a, 8, p->abuf.mr,
+			       IB_SEND_SIGNALED);
 	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, -EINVAL, ret);
+	KUNIT_EXPECT_EQ(test, -EINVAL, refused);
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	ibpost_test_send_ok(test, p->a, CTX(1));
+	ibpost_test_recv_ok(test, p->b, CTX(2), 8);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bbuf.buf, a, 8));
+	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)p->bbuf.buf + 8, canary + 8,
+					sizeof(canary) - 8));
 	ibpost_test_no_send_comp(test, p->a);
 	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, p->a));
 }

@@ -295,21 +295,46 @@ static void sq_take_comps(struct ibpost_qp *qp, long timeout, u32 *got,
 	}
 }
 
+/* An unsignaled 8-byte WRITE from a's @off to the same offset of bw. */
+static int sq_write_at(struct ibpost_test_pair *p, void *ctx, size_t off)
+{
+	return ibpost_post_write(p->a, ctx, (u8 *)p->abuf.buf + off, 8,
+				 p->abuf.mr, 0,
+				 ibpost_mr_remote_addr(p->bw.mr) + off,
+				 ibpost_mr_rkey(p->bw.mr));
+}
+
+/* The WRITE to bw's @off has landed (its 8 bytes are abuf's), within 5 s. */
+static bool sq_landed(struct ibpost_test_pair *p, size_t off)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+
+	while (memcmp((u8 *)p->bw.buf + off, (u8 *)p->abuf.buf + off, 8)) {
+		if (time_after(jiffies, deadline))
+			return false;
+		usleep_range(1000, 2000);
+	}
+	return true;
+}
+
 /*
  * A QP in ERR accepts WRs and flushes each, however many: the unsignaled
  * WRs that succeeded before ERR (no completion comes for them) must not
  * keep the ring full. Posted and flushed three times the depth, twice:
- * again after RESET and back to RTS.
+ * again after RESET and back to RTS. The early three are waited for at
+ * their destination; those the provider retired before ERR (the case
+ * this is about, required at least once) are counted apart from those
+ * it flushed.
  */
 static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 {
 	struct ibpost_test_pair *p = sq_pair(test, 16);
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	u32 depth = p->got.max_send_wr, total = 3 * depth, i, got, flushed;
+	u64 completed, reclaimed = 0;
 	struct ibpost_test_queue tq;
 	unsigned long deadline;
 	int round, ret, full;
-	u64 completed;
 
 	ibpost_test_need_ib(test, p->dev,
 			    "slots of WRs that succeeded before ERR are reclaimed on IB/RoCE only");
@@ -322,9 +347,18 @@ static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 		ibpost_test_send_ok(test, p->a, CTX(9));
 		ibpost_test_queue_get(p->a, true, &tq);
 		completed = tq.completed;
+		/* Three WRITEs of bytes their destination does not hold yet. */
+		ibpost_test_fill(p->abuf.buf, 256, 0x30 + round);
+		ibpost_test_fill(p->bw.buf, 256, 0x40 + round);
 		for (i = 0; i < 3; i++)
-			KUNIT_ASSERT_EQ(test, 0, sq_write(p, CTX(1 + i), 0));
-		/* Let them land: retired by the provider, no completion. */
+			KUNIT_ASSERT_EQ(test, 0, sq_write_at(p, CTX(1 + i),
+							     64 * (i + 1)));
+		/*
+		 * Let them land (in order: the last one's bytes tell) and be
+		 * acknowledged: retired by the provider, no completion.
+		 */
+		KUNIT_EXPECT_TRUE_MSG(test, sq_landed(p, 64 * 3),
+				      "round %d: the early WRITEs did not land", round);
 		msleep(300);
 		qa.qp_state = IB_QPS_ERR;
 		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa,
@@ -360,6 +394,7 @@ static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 		/* The early three that were not flushed were reclaimed. */
 		ibpost_test_queue_get(p->a, true, &tq);
 		KUNIT_EXPECT_EQ(test, 3ULL, tq.completed - completed + got - i);
+		reclaimed += tq.completed - completed;
 		kunit_info(test, "round %d: %u WRs flushed in ERR on a %u-deep SQ, -ENOMEM %d times, %llu of the early 3 reclaimed",
 			   round, i, depth, full, tq.completed - completed);
 		if (round)
@@ -373,6 +408,8 @@ static void ibpost_sq_err_after_unsignaled_keeps_accepting(struct kunit *test)
 		ibpost_test_connect(test, p->a, p->b, IB_QPS_RTS, 12, 7);
 		ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 12, 7);
 	}
+	KUNIT_EXPECT_GT_MSG(test, reclaimed, 0ULL,
+			    "no early WR succeeded before ERR in either round: their reclaim went untested");
 }
 
 static void ibpost_stats_count_posts_and_completions(struct kunit *test)

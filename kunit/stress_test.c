@@ -13,8 +13,16 @@
  * online CPU modulo their number, the receiver on the last), so that
  * posts, completions and the receiver really run at once; the fourth pins
  * every thread to CPU 0, where the fully preemptible test kernel switches
- * between them from one post call to the next (a post runs with bottom
- * halves off under its queue lock, so never inside one).
+ * between them wherever a post call allows it: never under its queue
+ * lock, which a post holds with interrupts off, but as the lock is
+ * dropped, before the call returns.
+ *
+ * That the posters contended is counted, not assumed: the spread runs
+ * together must have had a post call begin while another poster was
+ * inside one on another CPU; the one-CPU run must have switched between posters
+ * (a post by another thread than the one before) again and again. A
+ * preemption inside a post call is possible there but not certain (on
+ * siw the posters never were seen inside one at once).
  */
 #include <linux/module.h>
 #include <linux/delay.h>
@@ -36,12 +44,17 @@ struct stress {
 	atomic_t expected, returned, dups, bad_status, recv_returned;
 	atomic_t post_errors, enomem;
 	atomic_t started, go;
+	/* Posters inside ibpost_post_send_list() now, in all and by CPU. */
+	atomic_t in_post, *in_post_on;
+	atomic_t max_in_post, overlaps, cross_cpu;
+	atomic_t last_poster, switches;
 	bool prepost;		/* iWARP: every receive before any SEND */
 };
 
 struct poster {
 	struct stress *s;
 	int id;
+	unsigned int cpu;	/* where it runs, bound */
 	struct task_struct *task;
 	int ret;
 };
@@ -71,6 +84,49 @@ static void stress_recv_done(struct ibpost_qp *qp, void *context,
 	atomic_inc(&s->recv_returned);
 }
 
+/**
+ * stress_enter - a poster is about to call ibpost_post_send_list()
+ * @pt: the poster
+ *
+ * Counts it in, records the most posters ever inside at once, and counts
+ * an overlap when another poster is inside, and a cross-CPU one when a
+ * poster running on another CPU is. The fully ordered atomics make at
+ * least one of two posters entering at once see the other.
+ */
+static void stress_enter(struct poster *pt)
+{
+	struct stress *s = pt->s;
+	int n = atomic_inc_return(&s->in_post);
+	int max = atomic_read(&s->max_in_post);
+	unsigned int cpu;
+
+	while (n > max && !atomic_try_cmpxchg(&s->max_in_post, &max, n))
+		;
+	if (atomic_xchg(&s->last_poster, pt->id + 1) != pt->id + 1)
+		atomic_inc(&s->switches);
+	if (n > 1)
+		atomic_inc(&s->overlaps);
+	atomic_inc(&s->in_post_on[pt->cpu]);
+	/* Ours counted before theirs are read, as each other poster does. */
+	smp_mb__after_atomic();
+	for_each_online_cpu(cpu) {
+		if (cpu != pt->cpu && atomic_read(&s->in_post_on[cpu])) {
+			atomic_inc(&s->cross_cpu);
+			break;
+		}
+	}
+}
+
+/**
+ * stress_leave - a poster's ibpost_post_send_list() returned
+ * @pt: the poster
+ */
+static void stress_leave(struct poster *pt)
+{
+	atomic_dec(&pt->s->in_post_on[pt->cpu]);
+	atomic_dec(&pt->s->in_post);
+}
+
 static int stress_poster(void *arg)
 {
 	struct poster *pt = arg;
@@ -84,6 +140,8 @@ static int stress_poster(void *arg)
 	int ret;
 
 	prandom_seed_state(&rnd, 0x5eed + pt->id);
+	/* Bound before this function ran: the CPU it counts in never changes. */
+	pt->cpu = raw_smp_processor_id();
 	ibpost_mr_sge(p->abuf.mr, (u8 *)p->abuf.buf + 64 * pt->id, 64, &sge);
 	atomic_inc(&s->started);
 	while (!atomic_read(&s->go))
@@ -109,8 +167,12 @@ static int stress_poster(void *arg)
 				atomic_inc(&s->expected);
 		}
 		bad = &wr[0].wr;
-		while ((ret = ibpost_post_send_list(p->a, bad, &bad)) ==
-		       -ENOMEM) {
+		for (;;) {
+			stress_enter(pt);
+			ret = ibpost_post_send_list(p->a, bad, &bad);
+			stress_leave(pt);
+			if (ret != -ENOMEM)
+				break;
 			atomic_inc(&s->enomem);
 			usleep_range(20, 50);
 		}
@@ -180,6 +242,9 @@ static const struct stress_run stress_runs[] = {
 	{ 1, false }, { 2, false }, { 3, false }, { 4, true },
 };
 
+/* Cross-CPU overlaps of the spread runs so far (they run in order). */
+static atomic_t stress_cross_cpu_runs;
+
 static void stress_run_desc(const struct stress_run *r, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "run_%d_of_4_%s", r->run,
@@ -209,6 +274,18 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	struct stress *s;
 	int i, tries, ret;
 
+	/*
+	 * A spread run needs a second CPU, before anything is set up. The
+	 * test guest has two: there one missing is a failure, not a skip.
+	 */
+	if (!r->one_cpu && num_online_cpus() < 2) {
+		KUNIT_ASSERT_EQ_MSG(test, 1U, num_possible_cpus(),
+				    "%u CPUs possible but 1 online: run %d cannot spread its threads",
+				    num_possible_cpus(), r->run);
+		ibpost_test_skip(test,
+				 "a one-CPU machine: run %d spreads its threads over CPUs",
+				 r->run);
+	}
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	spin_lock_init(&s->lock);
@@ -220,6 +297,9 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 					   sizeof(long), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, s->seen[i]);
 	}
+	s->in_post_on = kunit_kcalloc(test, nr_cpu_ids, sizeof(atomic_t),
+				      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->in_post_on);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.max_send_wr = 256;
 	attr.max_recv_wr = 1024;
@@ -231,8 +311,6 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	attr.priv = s;
 	s->p = ibpost_test_pair(test, &attr);
 
-	if (!r->one_cpu && num_online_cpus() < 2)
-		kunit_skip(test, "one CPU online: nothing to spread over");
 	/* Every thread exists before any runs: none is left behind. */
 	for (i = 0; i <= POSTERS; i++) {
 		pt[i].s = s;
@@ -278,6 +356,28 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)s->sends, atomic_read(&s->recv_returned));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->dups));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&s->bad_status));
+	/*
+	 * The posters did contend: spread, inside post calls on two CPUs at
+	 * once; on one CPU, taking turns (each thread posts for a time
+	 * slice at most: with 4 threads, many more turns than threads).
+	 */
+	if (r->one_cpu) {
+		KUNIT_EXPECT_GE_MSG(test, atomic_read(&s->switches),
+				    4 * POSTERS,
+				    "the posters on one CPU did not take turns");
+	} else {
+		/*
+		 * Summed over the spread runs (on siw a run may see as few
+		 * as 3), required by the last of them.
+		 */
+		if (r->run == 1)
+			atomic_set(&stress_cross_cpu_runs, 0);
+		atomic_add(atomic_read(&s->cross_cpu), &stress_cross_cpu_runs);
+		if (r->run == 3)
+			KUNIT_EXPECT_GT_MSG(test,
+					    atomic_read(&stress_cross_cpu_runs), 0,
+					    "posters never were inside a post call on two CPUs at once");
+	}
 	ibpost_test_queue_get(s->p->a, true, &tq);
 	KUNIT_EXPECT_EQ(test, 0U, tq.provider_errors);
 	ibpost_test_queue_get(s->p->b, false, &tq);
@@ -301,6 +401,9 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 					  POSTERS), s->sends,
 		   jiffies_to_msecs(jiffies - t0), atomic_read(&s->returned),
 		   atomic_read(&s->enomem));
+	kunit_info(test, "post calls begun inside another's: %d (%d across CPUs), at most %d at once, %d turns",
+		   atomic_read(&s->overlaps), atomic_read(&s->cross_cpu),
+		   atomic_read(&s->max_in_post), atomic_read(&s->switches));
 	pr_info("ibpost_stress: %u WRs posted concurrently, %d contexts back, lost %d\n",
 		POSTERS * s->per_thread + s->sends,
 		atomic_read(&s->returned) + atomic_read(&s->recv_returned),

@@ -7,8 +7,11 @@
  * ibdev (rxe1 unless told), a thread that connects three RC pairs with
  * registered buffers (loopback on InfiniBand and RoCE, rdma_cm to the
  * device's own address on iWARP: cm_connect.c) and then posts chains of
- * signaled RDMA WRITEs and SENDs (receives posted ahead) without pause.
- * Its remove callback only counts: the thread keeps posting through the
+ * signaled RDMA WRITEs and SENDs without pause, TR_AHEAD receives more
+ * posted on each pair than its SENDs take, so that WRs are always in
+ * flight. Every WR has a context of its own, marked outstanding from its
+ * post to its completion. Its remove callback only counts, and notes how
+ * many contexts were outstanding: the thread keeps posting through the
  * removal (its posts must start failing with -ENODEV), and the QPs are
  * left to ibpost, which must return every outstanding context flushed.
  *
@@ -22,8 +25,12 @@
  * the QPs), one line each:
  *
  *   <ibdev> posted P returned R flushed F removes N post_after E
+ *   inflight I missing M dups D
  *
- * where every posted context came back exactly once when P == R.
+ * (on one line) where I contexts were outstanding when the removal began,
+ * M posted contexts never came back and D completions named a context
+ * that was not outstanding (a second return, or one never posted): every
+ * posted context came back exactly once when M and D are 0 and P == R.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +45,8 @@
 
 #define PAIRS	3
 #define BUFLEN	4096
+#define TR_AHEAD	4	/* receives posted beyond those SENDs will take */
+#define TR_WRS		1024	/* contexts: more than the pairs' queues hold */
 
 static char *tr_ibdev = "rxe1";
 module_param_named(ibdev, tr_ibdev, charp, 0444);
@@ -48,6 +57,12 @@ struct tr_pair {
 	struct ibpost_test_cm *cm;	/* iWARP: the pair's rdma_cm ids */
 	void *abuf, *bbuf, *wbuf;
 	struct ibpost_mr *amr, *bmr, *wmr;
+	int ahead;	/* receives posted on b less SENDs posted on a */
+};
+
+/* A WR's context: outstanding (1) from its post to its completion. */
+struct tr_wr {
+	atomic_t out;
 };
 
 struct tr_dev {
@@ -58,8 +73,12 @@ struct tr_dev {
 	struct task_struct *thread;
 	atomic64_t posted, returned, flushed;
 	atomic_t removes;
+	atomic_t dups;	/* completions of a context not outstanding */
+	int inflight;	/* contexts outstanding when the removal began */
 	int setup;	/* -EINPROGRESS, then 0 or the pairs' error */
 	int post_after;
+	unsigned int next;	/* the thread's next context to try */
+	struct tr_wr wr[TR_WRS];
 };
 
 static LIST_HEAD(tr_devs);
@@ -70,7 +89,12 @@ static void tr_done(struct ibpost_qp *qp, void *context,
 		    const struct ib_wc *wc)
 {
 	struct tr_dev *t = ibpost_qp_priv(qp);
+	struct tr_wr *w = context;
 
+	/* Each posted context returns once, and only a posted one. */
+	if (w < t->wr || w >= t->wr + TR_WRS ||
+	    atomic_cmpxchg(&w->out, 1, 0) != 1)
+		atomic_inc(&t->dups);
 	atomic64_inc(&t->returned);
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		atomic64_inc(&t->flushed);
@@ -120,28 +144,79 @@ static int tr_pair_init(struct tr_dev *t, struct tr_pair *p)
 	return 0;
 }
 
-/* One round on one pair: receives ahead, then WRITE, WRITE, SEND. */
+/* The contexts outstanding now. */
+static int tr_outstanding(struct tr_dev *t)
+{
+	int i, n = 0;
+
+	for (i = 0; i < TR_WRS; i++)
+		n += atomic_read(&t->wr[i].out);
+	return n;
+}
+
+enum tr_op { TR_RECV, TR_WRITE, TR_SEND };
+
+/*
+ * Post one WR of @op on @p under a free context, outstanding until its
+ * completion (only this thread posts). @off: a WRITE's window offset.
+ */
+static int tr_post(struct tr_dev *t, struct tr_pair *p, enum tr_op op,
+		   u32 off)
+{
+	struct tr_wr *w = NULL;
+	int i, ret;
+
+	for (i = 0; i < TR_WRS && !w; i++) {
+		w = &t->wr[t->next++ % TR_WRS];
+		if (atomic_read(&w->out))
+			w = NULL;
+	}
+	if (!w)		/* every context out: let completions catch up */
+		return -ENOMEM;
+	/* Fully ordered: marked before the provider can complete it. */
+	atomic_xchg(&w->out, 1);
+	if (op == TR_RECV)
+		ret = ibpost_post_recv(p->b, w, p->bbuf, BUFLEN, p->bmr);
+	else if (op == TR_WRITE)
+		ret = ibpost_post_write(p->a, w, p->abuf, 512, p->amr,
+					IB_SEND_SIGNALED,
+					ibpost_mr_remote_addr(p->wmr) + off,
+					ibpost_mr_rkey(p->wmr));
+	else
+		ret = ibpost_post_send(p->a, w, p->abuf, 256, p->amr,
+				       IB_SEND_SIGNALED);
+	if (ret)	/* nothing queued: no completion comes for it */
+		atomic_set(&w->out, 0);
+	else
+		atomic64_inc(&t->posted);
+	return ret;
+}
+
+/*
+ * One round on one pair: a receive while fewer than TR_AHEAD + 1 wait on
+ * b, then WRITE, WRITE, and a SEND that takes one of them, keeping
+ * TR_AHEAD receives in flight however far the SENDs have got.
+ */
 static int tr_round(struct tr_dev *t, struct tr_pair *p)
 {
-	u64 raddr = ibpost_mr_remote_addr(p->wmr);
-	u32 rkey = ibpost_mr_rkey(p->wmr);
 	int ret, i;
 
-	ret = ibpost_post_recv(p->b, t, p->bbuf, BUFLEN, p->bmr);
-	if (ret)
-		return ret;
-	atomic64_inc(&t->posted);
-	for (i = 0; i < 2; i++) {
-		ret = ibpost_post_write(p->a, t, p->abuf, 512, p->amr,
-					IB_SEND_SIGNALED, raddr + 512 * i, rkey);
+	if (p->ahead <= TR_AHEAD) {
+		ret = tr_post(t, p, TR_RECV, 0);
 		if (ret)
 			return ret;
-		atomic64_inc(&t->posted);
+		p->ahead++;
 	}
-	ret = ibpost_post_send(p->a, t, p->abuf, 256, p->amr,
-			       IB_SEND_SIGNALED);
+	for (i = 0; i < 2; i++) {
+		ret = tr_post(t, p, TR_WRITE, 512 * i);
+		if (ret)
+			return ret;
+	}
+	if (p->ahead <= TR_AHEAD)
+		return 0;
+	ret = tr_post(t, p, TR_SEND, 0);
 	if (!ret)
-		atomic64_inc(&t->posted);
+		p->ahead--;
 	return ret;
 }
 
@@ -232,9 +307,12 @@ static void tr_remove(struct ibpost_dev *dev)
 
 	/* Only count: the thread keeps posting through the removal. */
 	mutex_lock(&tr_lock);
-	list_for_each_entry(t, &tr_devs, node)
-		if (t->dev == dev)
-			atomic_inc(&t->removes);
+	list_for_each_entry(t, &tr_devs, node) {
+		if (t->dev != dev)
+			continue;
+		atomic_inc(&t->removes);
+		t->inflight = tr_outstanding(t);
+	}
 	mutex_unlock(&tr_lock);
 }
 
@@ -263,11 +341,13 @@ static int tr_show(struct seq_file *m, void *unused)
 			t->post_after = ibpost_post_send(t->pair[0].a, t,
 							 t->pair[0].abuf, 8,
 							 t->pair[0].amr, 0);
-		seq_printf(m, "%s posted %lld returned %lld flushed %lld removes %d post_after %d\n",
+		/* The device is gone: every context has come back. */
+		seq_printf(m, "%s posted %lld returned %lld flushed %lld removes %d post_after %d inflight %d missing %d dups %d\n",
 			   t->name, atomic64_read(&t->posted),
 			   atomic64_read(&t->returned),
 			   atomic64_read(&t->flushed), atomic_read(&t->removes),
-			   t->post_after);
+			   t->post_after, t->inflight, tr_outstanding(t),
+			   atomic_read(&t->dups));
 		list_del(&t->node);
 		tr_free(t);
 	}
