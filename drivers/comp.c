@@ -429,14 +429,16 @@ void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Return as flushed every WR of @q still posted that @flush selects, and
- * silently reclaim the unsignaled send WRs @reclaim selects (known to have
- * succeeded). Held on entry and on return, q->lock is dropped around
- * each context returned.
+ * Return as flushed every WR of @q still posted that @flush selects, up
+ * to @budget of them, and silently reclaim the unsignaled send WRs
+ * @reclaim selects (known to have succeeded). Held on entry and on
+ * return, q->lock is dropped around each context returned; the caller
+ * has disabled bottom halves for a SOFTIRQ queue (ibpost_queue_bh_off()).
+ * Return: the WRs flushed.
  */
-static void ibpost_queue_walk(struct ibpost_queue *q,
-			      bool (*flush)(const struct ibpost_slot *s),
-			      bool reclaim)
+static u32 ibpost_queue_walk(struct ibpost_queue *q,
+			     bool (*flush)(const struct ibpost_slot *s),
+			     bool reclaim, u32 budget)
 	__must_hold(&q->lock)
 {
 	struct ib_wc wc = {
@@ -444,10 +446,10 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 		.opcode = q->is_send ? IB_WC_SEND : IB_WC_RECV,
 	};
 	/* Only what was posted when the walk began: a callback may repost. */
-	u32 pos, end = q->head;
+	u32 pos, end = q->head, n = 0;
 
 	lockdep_assert_held(&q->lock);
-	for (pos = q->tail; (s32)(end - pos) > 0; pos++) {
+	for (pos = q->tail; n < budget && (s32)(end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
 		if (s->state != IBPOST_SLOT_POSTED)
@@ -458,15 +460,45 @@ static void ibpost_queue_walk(struct ibpost_queue *q,
 			continue;
 		if (!flush(s))
 			continue;
+		if (s->synthetic)
+			WRITE_ONCE(q->nr_synthetic, q->nr_synthetic - 1);
 		wc.wr_cqe = &s->cqe;
+		/*
+		 * The QP, as in a provider's completion; NULL only once the
+		 * provider's QP is destroyed (teardown), as
+		 * ibpost_qp_ibqp() then says.
+		 */
+		wc.qp = READ_ONCE(q->qp->ibqp);
 		if (q->is_send)
 			trace_ibpost_send_flush(q, s, !s->sync);
 		else
 			trace_ibpost_recv_flush(q, s, true);
 		ibpost_slot_finish(q, s, &wc, true, true);
+		n++;
 		spin_lock_bh(&q->lock);
 		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
 	}
+	return n;
+}
+
+/*
+ * Callbacks of a SOFTIRQ queue run with bottom halves disabled, as in
+ * the CQ's softirq, also where ibpost runs them from a task (flushes in
+ * ERR, RESET, teardown). Return: whether this call disabled them, for
+ * ibpost_queue_bh_on().
+ */
+static bool ibpost_queue_bh_off(const struct ibpost_queue *q)
+{
+	if (q->qp->attr.poll_ctx != IB_POLL_SOFTIRQ)
+		return false;
+	local_bh_disable();
+	return true;
+}
+
+static void ibpost_queue_bh_on(bool bh)
+{
+	if (bh)
+		local_bh_enable();
 }
 
 static bool ibpost_slot_any(const struct ibpost_slot *s)
@@ -491,9 +523,12 @@ static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
  */
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 {
+	bool bh;
+
 	lockdep_assert_not_held(&q->qp->dev->qp_lock);
+	bh = ibpost_queue_bh_off(q);
 	spin_lock_bh(&q->lock);
-	ibpost_queue_walk(q, ibpost_slot_any, drained);
+	ibpost_queue_walk(q, ibpost_slot_any, drained, U32_MAX);
 	/* Completions nobody fetched go away with the QP. */
 	while (drop_done && !list_empty(&q->done)) {
 		struct ibpost_slot *s = list_first_entry(&q->done,
@@ -504,6 +539,7 @@ void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 	}
 	ibpost_queue_advance(q);
 	spin_unlock_bh(&q->lock);
+	ibpost_queue_bh_on(bh);
 	wake_up_all(&q->wait);
 }
 
@@ -559,9 +595,21 @@ static void ibpost_poll_end(struct ibpost_qp *qp, bool nested)
 }
 
 /*
+ * A DIRECT poll's share of the WRs posted in ERR: up to @budget of @q's,
+ * which the flush worker leaves to it when @q has a callback (and may
+ * have parked already when not). One unlocked read when there are none.
+ */
+static u32 ibpost_poll_synthetic(struct ibpost_queue *q, u32 budget)
+{
+	if (likely(!READ_ONCE(q->nr_synthetic)))
+		return 0;
+	return ibpost_queue_finish_synthetic(q, budget);
+}
+
+/*
  * Poll a DIRECT queue's CQ on the consumer's behalf (see above), waiting
- * for the QP when another task polls it. Return: whether anything
- * completed.
+ * for the QP when another task polls it, and return its WRs flushed in
+ * ERR. Return: whether anything completed.
  */
 bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 {
@@ -569,8 +617,10 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
 	int n = 0;
 
 	ibpost_poll_begin(qp, true, &nested);
-	if (qp->ibqp && q->cq)
+	if (qp->ibqp && q->cq) {
 		n = ibpost_cq_poll(q->cq, -1);
+		n += ibpost_poll_synthetic(q, U32_MAX);
+	}
 	ibpost_poll_end(qp, nested);
 	return n > 0;
 }
@@ -584,13 +634,18 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
  * do: each completion entry found is processed at once, exactly as the
  * QP's other paths would (its send_done/recv_done callback runs, or its
  * context is queued for ibpost_get_send_comp()/ibpost_get_recv_comp()),
- * the send queue's first. Nothing waits: when another thread is polling
- * the QP, or ibpost's own teardown, RESET or drain holds it, the call
- * returns 0 at once. A consumer spins on this call; on a software provider
- * it lets the provider's pending work run between calls (a bottom half:
+ * the send queue's first; then the WRs posted while the QP was in ERR,
+ * which ibpost flushes itself (each counts as an entry): a DIRECT QP's
+ * callbacks run only from its consumer's calls (this one, and ibpost's
+ * waits inside registration, RESET and destroy), never from a work item.
+ * Nothing waits: when another thread is polling the QP, or ibpost's own
+ * teardown, RESET or drain holds it, the call returns 0 at once. A
+ * consumer spins on this call; on a software provider it lets the
+ * provider's pending work run between calls (a bottom half:
  * local_bh_disable(); local_bh_enable(); a thread: cond_resched()).
- * Callbacks may post and may call ibpost_poll() on the same QP again; they
- * may not destroy it.
+ * Callbacks may post, may call ibpost_poll() on the same QP again and may
+ * move it to another state (ibpost_qp_modify(), RESET included); they may
+ * not destroy it.
  *
  * The count is of completion entries, ibpost's own included (a forced
  * signal that reclaims unsignaled WRs, a registration's WR): the contexts
@@ -619,28 +674,39 @@ int ibpost_poll(struct ibpost_qp *qp, int budget)
 		n = ibpost_cq_poll(qp->sq.cq, budget);
 		if (n < budget)
 			n += ibpost_cq_poll(qp->rq.cq, budget - n);
+		if (n < budget)
+			n += ibpost_poll_synthetic(&qp->sq, budget - n);
+		if (n < budget)
+			n += ibpost_poll_synthetic(&qp->rq, budget - n);
 	}
 	ibpost_poll_end(qp, nested);
 	return n;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_poll, IBPOST_NS);
 
-/*
- * Flush the WRs ibpost kept from the provider because the QP is in ERR.
+/**
+ * ibpost_queue_finish_synthetic - flush the WRs kept from the provider in ERR
+ * @q: the queue
+ * @budget: at most this many
+ *
+ * From the flush worker, and for a DIRECT queue with a callback from its
+ * consumer's polling or ibpost's own waits (ibpost_queue_direct_cb()).
  * A SOFTIRQ consumer's callbacks run with bottom halves disabled, as they
  * would from its CQ.
+ *
+ * Context: Process context, no queue lock held.
+ * Return: the WRs returned.
  */
-void ibpost_queue_finish_synthetic(struct ibpost_queue *q)
+u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget)
 {
-	bool bh = q->qp->attr.poll_ctx == IB_POLL_SOFTIRQ;
+	bool bh = ibpost_queue_bh_off(q);
+	u32 n;
 
-	if (bh)
-		local_bh_disable();
 	spin_lock_bh(&q->lock);
-	ibpost_queue_walk(q, ibpost_slot_synthetic, false);
+	n = ibpost_queue_walk(q, ibpost_slot_synthetic, false, budget);
 	spin_unlock_bh(&q->lock);
-	if (bh)
-		local_bh_enable();
+	ibpost_queue_bh_on(bh);
+	return n;
 }
 
 static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,

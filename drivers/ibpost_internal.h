@@ -86,12 +86,16 @@
  *     IB_POLL_UNBOUND_WORKQUEUE: ib_core's work item) with no ibpost
  *     lock; for IB_POLL_DIRECT, inside ibpost_poll() and ibpost's own
  *     waits (MR (de)registration, drain), under qp->mutex; from
- *     qp->flush_work with no lock (bottom halves off for
- *     IB_POLL_SOFTIRQ); from ibpost_queue_flush() at teardown and RESET,
- *     under qp->mutex, and under ibpost_client_mutex too when a consumer
- *     destroys a QP from its ibpost_client callback. A softirq callback
- *     may run on the stack of a task that holds dev->qp_lock (softirqs
- *     run at spin_unlock_bh()); it cannot sleep, so never waits for it.
+ *     qp->flush_work with no lock, but never a DIRECT queue's (its WRs
+ *     flushed in ERR come back through its consumer's polling, see
+ *     ibpost_queue_direct_cb()); from ibpost_queue_flush() at teardown
+ *     and RESET, under qp->mutex, and under ibpost_client_mutex too
+ *     when a consumer destroys a QP from its ibpost_client callback.
+ *     An IB_POLL_SOFTIRQ queue's callbacks run with bottom halves off
+ *     on every one of these paths, as in its CQ's softirq. A softirq
+ *     callback may run on the stack of a task that holds dev->qp_lock
+ *     (softirqs run at spin_unlock_bh()); it cannot sleep, so never
+ *     waits for it.
  *   ibpost_client add/remove: process context, under
  *     ibpost_client_mutex only. At remove the device is already marked
  *     IBPOST_DEV_REMOVING and unlisted, its QPs still up: they are torn
@@ -103,13 +107,16 @@
  *   CQ handlers: ibpost_send_done() and ibpost_recv_done() take q->lock
  *     with bottom halves off and drop it before the consumer's callback;
  *     ibpost_marker_done() and ibpost_sink_reg_done() take no lock.
- *   qp->flush_work (system_wq): no lock; waited for under qp->mutex by
+ *   qp->flush_work (ibpost_wq): no lock; waited for under qp->mutex by
  *     teardown and RESET, so its callbacks must not wait for that QP's
- *     qp->mutex.
- *   q->sink_work (system_wq): takes q->lock; flushed under qp->mutex at
+ *     qp->mutex (ibpost_qp_modify() refuses them, -EWOULDBLOCK).
+ *   q->sink_work (ibpost_wq): takes q->lock; flushed under qp->mutex at
  *     teardown.
- *   mr->release_work (ibpost_mr_wq): takes dev->qp_lock, then
+ *   mr->release_work (ibpost_wq): takes dev->qp_lock, then
  *     dev->mr_lock.
+ *
+ * ibpost_wq is WQ_MEM_RECLAIM: a ULP may destroy a QP from a reclaim
+ * work item of its own, and the destroy flushes these work items.
  */
 
 /* dev->flags */
@@ -194,6 +201,11 @@ static inline bool ibpost_dev_iwarp(const struct ibpost_dev *dev)
  * @dma: the DMA address of @buf
  * @lkey: the key local SGEs use (the PD's local DMA lkey)
  * @ibmr: the fast-registration MR granting remote access, or NULL
+ * @rkey: @ibmr's remote key as registered, or 0; set before the MR is
+ *        returned to its consumer and never changed, so that
+ *        ibpost_mr_rkey() may read it in any context, also while device
+ *        removal releases @ibmr
+ * @iova: the remote address @ibmr maps the buffer at, or 0; as @rkey
  * @qp: the QP @ibmr was registered through, while it lives
  * @sg: the scatterlist @ibmr maps
  * @access: IB_ACCESS_* granted
@@ -217,6 +229,8 @@ struct ibpost_mr {
 	u64 dma;
 	u32 lkey;
 	struct ib_mr *ibmr;
+	u32 rkey;
+	u64 iova;
 	struct ibpost_qp *qp;
 	struct scatterlist sg;
 	int access;
@@ -374,6 +388,9 @@ struct ibpost_sink {
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @signal_interval: force a signal at least this often
  * @provider_errors: posts the provider refused after ibpost's checks passed
+ * @nr_synthetic: slots posted while the QP was in ERR (slot->synthetic)
+ *                not returned yet; read unlocked by a DIRECT poll, which
+ *                returns them (ibpost_queue_direct_cb())
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's MR array
  * @mr_array: the slots' MR arrays, (@mask + 1) * @max_sge entries
@@ -420,6 +437,7 @@ struct ibpost_queue {
 	u32 since_signal;
 	u32 signal_interval;
 	u32 provider_errors;
+	u32 nr_synthetic;
 	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_mr **mr_array;
@@ -605,8 +623,9 @@ struct ibpost_send_fast {
  * @mutex: serializes state changes, teardown and DIRECT polling of this
  *         QP; consumer callbacks may run under it (DIRECT polling, flushes)
  * @mutex_key: @mutex's own lockdep class (see ibpost_qp_new())
- * @poller: the task polling this QP's DIRECT CQs under @mutex, so that a
- *          callback's own wait polls them without taking @mutex again
+ * @poller: the task polling this QP's DIRECT CQs, or running its
+ *          callbacks at teardown or RESET, under @mutex, so that a
+ *          callback's own wait or state change does not take @mutex again
  * @removal_seen: device removal has torn this QP down (or found it torn
  *                down); under dev->qp_lock
  * @dev: the device (holds a reference)
@@ -691,6 +710,18 @@ struct ibpost_qp {
 	struct list_head cm_node;
 };
 
+/*
+ * Whether @q is a DIRECT queue with a callback. Its callbacks run only
+ * from its consumer's own calls, ibpost_poll() and ibpost's waits inside
+ * the consumer's calls (registration, RESET, destroy), never from
+ * ibpost's flush worker, which leaves such a queue's WRs flushed in ERR
+ * to them (device removal, which polls too, aside).
+ */
+static inline bool ibpost_queue_direct_cb(const struct ibpost_queue *q)
+{
+	return q->done_fn && q->qp->attr.poll_ctx == IB_POLL_DIRECT;
+}
+
 /* dev.c */
 void ibpost_dev_release(struct kref *ref);
 int ibpost_client_init(void);
@@ -717,12 +748,15 @@ void ibpost_cm_attach(struct ibpost_qp *qp);
 void ibpost_cm_destroy_qp(struct ibpost_qp *qp);
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
 
+/* main.c */
+extern struct workqueue_struct *ibpost_wq;
+
 /* comp.c */
 void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 		       bool is_send);
 void ibpost_queue_slots_init(struct ibpost_queue *q);
 void ibpost_sync_put(struct ibpost_sync *sync);
-void ibpost_queue_finish_synthetic(struct ibpost_queue *q);
+u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -747,8 +781,6 @@ void __ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
 struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
 void ibpost_mr_release_orphan(struct ibpost_mr *mr);
-int ibpost_mr_init(void);
-void ibpost_mr_exit(void);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
 
 /*

@@ -5,15 +5,25 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/workqueue.h>
 #include "ibpost_internal.h"
+
+/*
+ * ibpost's own work items: the flush of WRs posted in ERR, the revocation
+ * of dirty READ sinks and the release of orphaned MRs. WQ_MEM_RECLAIM:
+ * ULPs destroy QPs from their reclaim work items, and a destroy flushes
+ * the first two; flushing a work item of a workqueue without it from such
+ * a work item could stall reclaim (the workqueue code warns).
+ */
+struct workqueue_struct *ibpost_wq;
 
 static int __init ibpost_init(void)
 {
 	int ret;
 
-	ret = ibpost_mr_init();
-	if (ret)
-		return ret;
+	ibpost_wq = alloc_workqueue("ibpost", WQ_MEM_RECLAIM, 0);
+	if (!ibpost_wq)
+		return -ENOMEM;
 	ibpost_debugfs_init();
 	ret = ibpost_client_init();
 	if (ret)
@@ -22,15 +32,19 @@ static int __init ibpost_init(void)
 
 out_debugfs_exit:
 	ibpost_debugfs_exit();
-	ibpost_mr_exit();
+	destroy_workqueue(ibpost_wq);
 	return ret;
 }
 
+/*
+ * After the client is gone (every QP torn down, every orphaned MR's WR
+ * completed): destroy_workqueue() runs the work items still queued.
+ */
 static void __exit ibpost_exit(void)
 {
 	ibpost_client_exit();
 	ibpost_debugfs_exit();
-	ibpost_mr_exit();
+	destroy_workqueue(ibpost_wq);
 }
 
 module_init(ibpost_init);

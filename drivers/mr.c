@@ -69,6 +69,9 @@ static int ibpost_mr_alloc_remote(struct ibpost_mr *mr, const char *caller)
 	}
 	/* A fresh key each registration: an old rkey never works again. */
 	ib_update_fast_reg_key(mr->ibmr, ib_inc_rkey(mr->ibmr->rkey));
+	/* What the peer is told, kept past the ib_mr (see struct ibpost_mr). */
+	mr->rkey = mr->ibmr->rkey;
+	mr->iova = mr->ibmr->iova;
 	return 0;
 }
 
@@ -327,8 +330,6 @@ out_put:
 	return ret;
 }
 
-static struct workqueue_struct *ibpost_mr_wq;
-
 static void ibpost_mr_release_work(struct work_struct *work)
 {
 	ibpost_mr_destroy(container_of(work, struct ibpost_mr, release_work));
@@ -337,19 +338,7 @@ static void ibpost_mr_release_work(struct work_struct *work)
 /* From a completion: release @mr, whose waiter gave up, in a worker. */
 void ibpost_mr_release_orphan(struct ibpost_mr *mr)
 {
-	queue_work(ibpost_mr_wq, &mr->release_work);
-}
-
-int ibpost_mr_init(void)
-{
-	ibpost_mr_wq = alloc_workqueue("ibpost_mr", 0, 0);
-	return ibpost_mr_wq ? 0 : -ENOMEM;
-}
-
-/* After the client is gone: every orphan's WR has completed by then. */
-void ibpost_mr_exit(void)
-{
-	destroy_workqueue(ibpost_mr_wq);
+	queue_work(ibpost_wq, &mr->release_work);
 }
 
 /**
@@ -773,13 +762,17 @@ EXPORT_SYMBOL_NS_GPL(ibpost_dereg_mr, IBPOST_NS);
  * ibpost_mr_remote_addr - the address a peer uses to reach the buffer
  * @mr: an MR from ibpost_reg_read() or ibpost_reg_write()
  *
- * Context: Any context.
+ * The value registered, the same for the MR's whole life: also while and
+ * after its device is removed (the peer's accesses then fail), until
+ * ibpost_dereg_mr() frees @mr.
+ *
+ * Context: Any context; takes no lock.
  * Return: the remote address of the buffer's first byte; 0 for an MR
  * without remote access.
  */
 u64 ibpost_mr_remote_addr(const struct ibpost_mr *mr)
 {
-	return mr->ibmr ? mr->ibmr->iova : 0;
+	return mr->iova;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_mr_remote_addr, IBPOST_NS);
 
@@ -787,12 +780,16 @@ EXPORT_SYMBOL_NS_GPL(ibpost_mr_remote_addr, IBPOST_NS);
  * ibpost_mr_rkey - the key a peer uses to reach the buffer
  * @mr: an MR from ibpost_reg_read() or ibpost_reg_write()
  *
- * Context: Any context.
+ * The key registered, the same for the MR's whole life: also while and
+ * after its device is removed (the key is then revoked), until
+ * ibpost_dereg_mr() frees @mr.
+ *
+ * Context: Any context; takes no lock.
  * Return: the rkey; 0 for an MR without remote access.
  */
 u32 ibpost_mr_rkey(const struct ibpost_mr *mr)
 {
-	return mr->ibmr ? mr->ibmr->rkey : 0;
+	return mr->rkey;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_mr_rkey, IBPOST_NS);
 

@@ -35,7 +35,9 @@
  *
  * ERR state: WRs posted while the QP is known to be in ERR are checked as
  * usual, then completed with IB_WC_WR_FLUSH_ERR by ibpost itself (from a
- * work item, never inside the post call), whatever the provider would do.
+ * work item on ibpost_wq, never inside the post call; those of a DIRECT
+ * queue with a callback from its consumer's next poll), whatever the
+ * provider would do.
  *
  * Serialization: the queue's lock is held from the checks to the return of
  * the provider's post call, so ring order is the provider's queue order
@@ -615,7 +617,8 @@ static __always_inline int ibpost_submit_hooked(struct ibpost_post *p, u32 m,
 
 /*
  * Slots [@start, @start + @n) go to the flush worker, not the provider:
- * it completes them with IB_WC_WR_FLUSH_ERR outside the post call.
+ * it completes them with IB_WC_WR_FLUSH_ERR outside the post call (a
+ * DIRECT queue with a callback: its consumer's next poll does).
  */
 static void ibpost_submit_synthetic(struct ibpost_qp *qp,
 				    struct ibpost_queue *q, u32 start, u32 n)
@@ -624,7 +627,8 @@ static void ibpost_submit_synthetic(struct ibpost_qp *qp,
 
 	for (i = 0; i < n; i++)
 		q->slots[(start + i) & q->mask].synthetic = true;
-	queue_work(system_wq, &qp->flush_work);
+	WRITE_ONCE(q->nr_synthetic, q->nr_synthetic + n);
+	queue_work(ibpost_wq, &qp->flush_work);
 }
 
 /*
@@ -1440,13 +1444,19 @@ void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st)
 	sum->refused.other += st->refused.other;
 }
 
-/* Complete the WRs posted while the QP was in ERR, outside any post call. */
+/*
+ * Complete the WRs posted while the QP was in ERR, outside any post call;
+ * not a DIRECT queue's with a callback, which its consumer's own polling
+ * returns (ibpost_queue_direct_cb()): no kworker runs such a callback.
+ */
 void ibpost_flush_work(struct work_struct *work)
 {
 	struct ibpost_qp *qp = container_of(work, struct ibpost_qp,
 					    flush_work);
 
-	ibpost_queue_finish_synthetic(&qp->sq);
-	ibpost_queue_finish_synthetic(&qp->rq);
+	if (!ibpost_queue_direct_cb(&qp->sq))
+		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);
+	if (!ibpost_queue_direct_cb(&qp->rq))
+		ibpost_queue_finish_synthetic(&qp->rq, U32_MAX);
 	ibpost_sq_reclaim_retired(qp);
 }

@@ -803,6 +803,22 @@ void ibpost_qp_put(struct ibpost_qp *qp)
 }
 
 /*
+ * Return the WRs posted while @qp was in ERR: the flush worker's, then,
+ * for a DIRECT queue with a callback, which the worker leaves to the
+ * consumer's own calls, here, by the caller (qp->mutex held, qp->poller
+ * current).
+ */
+static void ibpost_qp_return_synthetic(struct ibpost_qp *qp)
+{
+	lockdep_assert_held(&qp->mutex);
+	flush_work(&qp->flush_work);
+	if (ibpost_queue_direct_cb(&qp->sq))
+		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);
+	if (ibpost_queue_direct_cb(&qp->rq))
+		ibpost_queue_finish_synthetic(&qp->rq, U32_MAX);
+}
+
+/*
  * Tear the provider's side of a QP down, once: move it to ERR, drain,
  * destroy the QP and its CQs, and return every context the provider did
  * not. @removal: the device is going away; completions nobody fetched
@@ -825,8 +841,8 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 	qp->dead = true;
 	spin_unlock_bh(&qp->sq.lock);
 	ibpost_rq_barrier(qp);
-	/* WRs posted in ERR before that: returned by the worker, flushed. */
-	flush_work(&qp->flush_work);
+	/* WRs posted in ERR before that: returned flushed. */
+	ibpost_qp_return_synthetic(qp);
 
 	mutex_lock(&dev->qp_lock);
 	ibpost_debugfs_remove_qp(qp);
@@ -946,21 +962,27 @@ static void ibpost_reclaim_unblock(struct ibpost_qp *qp, bool mine,
 int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 {
 	struct task_struct *poller = READ_ONCE(qp->poller);
-	bool drained;
+	int ret = 0;
 
 	lockdep_assert_held(&qp->mutex);
-	ibpost_set_state(qp, IB_QPS_ERR);
-	flush_work(&qp->flush_work);
+	/*
+	 * The callbacks run here are this task's polling of the QP: a
+	 * callback's own wait or state change must not take qp->mutex.
+	 */
 	WRITE_ONCE(qp->poller, current);
-	drained = ibpost_drain(qp);
-	WRITE_ONCE(qp->poller, poller);
-	if (!drained)
-		return -ETIMEDOUT;
+	ibpost_set_state(qp, IB_QPS_ERR);
+	ibpost_qp_return_synthetic(qp);
+	if (!ibpost_drain(qp)) {
+		ret = -ETIMEDOUT;
+		goto out;
+	}
 	ibpost_queue_flush(&qp->sq, true, false);
 	ibpost_queue_flush(&qp->rq, true, false);
 	/* WRs posted in ERR while draining: flushed before RESET too. */
-	flush_work(&qp->flush_work);
-	return 0;
+	ibpost_qp_return_synthetic(qp);
+out:
+	WRITE_ONCE(qp->poller, poller);
+	return ret;
 }
 
 /**
@@ -978,10 +1000,13 @@ int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
  * drain_timeout_ms, the QP stays in ERR).
  *
  * Context: Process context; may sleep. Not from a completion callback of
- * @qp, but for a DIRECT QP's callbacks run by its own polling.
+ * @qp, but for a DIRECT QP's callbacks, which run only from its
+ * consumer's own calls (ibpost_poll(), and ibpost's waits inside them).
  * Return: 0, -ENODEV when the device is gone, -ETIMEDOUT when the drain
- * before RESET did not finish, or ib_modify_qp()'s error (the state is
- * then unchanged, but for a failed RESET: ERR).
+ * before RESET did not finish, -EWOULDBLOCK from a callback run by
+ * ibpost's flush worker (which teardown and RESET wait for), or
+ * ib_modify_qp()'s error (the state is then unchanged, but for a failed
+ * RESET: ERR).
  */
 int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		     int attr_mask)
@@ -993,6 +1018,9 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	bool blocked = false;
 	int ret;
 
+	/* The mutex's holder may be waiting for this very work item. */
+	if (current_work() == &qp->flush_work)
+		return -EWOULDBLOCK;
 	if (!nested)
 		mutex_lock(&qp->mutex);
 	if (!qp->ibqp) {

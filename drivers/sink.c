@@ -167,7 +167,7 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
 	slot->nmr = 0;
 	slot->nhit = 0;
 	slot->sink = false;
-	queue_work(system_wq, &q->sink_work);
+	queue_work(ibpost_wq, &q->sink_work);
 }
 
 /*

@@ -6,13 +6,15 @@
  * per-queue choice between callback and queued completions, unsignaled
  * WRs reclaimed by a later completion (an error included), queued
  * completions kept over RESET, destroy with WRs outstanding returning
- * every context, a completion given twice ignored, and the rules once the
- * device is gone.
+ * every context, a completion given twice ignored, the rules once the
+ * device is gone, a DIRECT QP's flushes delivered only by its consumer's
+ * polling, and every work completion naming its QP.
  */
 #include <linux/module.h>
 #include <linux/bitmap.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
 #include "../drivers/ibpost_test_access.h"
@@ -589,6 +591,233 @@ static void ibpost_comp_after_removal_enodev(struct kunit *test)
 							IB_SEND_SIGNALED));
 }
 
+/*
+ * A DIRECT QP's callbacks run only from its consumer's own calls, the
+ * flushes ibpost makes itself for WRs posted in ERR included. A receive
+ * callback that moves its QP to RESET on its first flush, as
+ * ibpost_qp_modify() allows a DIRECT callback of its own QP's polling,
+ * must run nested in the consumer's ibpost_poll(). Run by a kworker (the
+ * flush worker) instead, its RESET would wait for the very work item it
+ * runs in, and a poller's RESET for that work item while it waits for
+ * the poller's mutex: there the callback only notes where it ran and
+ * does not reset, so that the case fails rather than hangs.
+ */
+struct comp_direct_reset {
+	struct task_struct *poller;
+	atomic_t calls, first, foreign;
+	char foreign_comm[TASK_COMM_LEN];
+	int ret;
+	struct completion done;
+};
+
+static void comp_direct_reset_recv_done(struct ibpost_qp *qp, void *context,
+					const struct ib_wc *wc)
+{
+	struct comp_direct_reset *d = ibpost_qp_priv(qp);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+
+	atomic_inc(&d->calls);
+	if (wc->status != IB_WC_WR_FLUSH_ERR || atomic_xchg(&d->first, 1))
+		return;
+	if (current != d->poller) {
+		atomic_inc(&d->foreign);
+		get_task_comm(d->foreign_comm, current);
+	} else {
+		d->ret = ibpost_qp_modify(qp, &qa, IB_QP_STATE);
+	}
+	complete(&d->done);
+}
+
+static void ibpost_comp_direct_flush_callback_resets(struct kunit *test)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct comp_direct_reset *d;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	unsigned long deadline;
+	int n;
+
+	/* Before the pair: freed after its destroy, whose flushes see it. */
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->poller = current;
+	d->ret = 1;
+	init_completion(&d->done);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	attr.recv_done = comp_direct_reset_recv_done;
+	attr.priv = d;
+	p = ibpost_test_pair(test, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	/* Never given to the provider: ibpost flushes it. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), p->bbuf.buf,
+						  64, p->bbuf.mr));
+	/* The consumer's polling loop (Documentation/consumer.rst), 5 s. */
+	deadline = jiffies + 5 * HZ;
+	while (!completion_done(&d->done) && time_before(jiffies, deadline)) {
+		n = ibpost_poll(p->b, 16);
+		KUNIT_EXPECT_GE(test, n, 0);
+		if (n < 0)
+			break;
+		if (!n) {
+			local_bh_disable();
+			local_bh_enable();
+			usleep_range(100, 200);
+		}
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, completion_done(&d->done),
+			      "the receive did not come back within 5 s");
+	KUNIT_EXPECT_EQ_MSG(test, 0, atomic_read(&d->foreign),
+			    "the DIRECT callback ran in %s, not in the consumer's ibpost_poll()",
+			    d->foreign_comm);
+	KUNIT_EXPECT_EQ(test, 0, d->ret);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&d->calls));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, ibpost_test_qp_state(test, p->b));
+	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->b, false));
+}
+
+/*
+ * Every work completion a callback sees names its QP (wc->qp is
+ * ibpost_qp_ibqp()), the flushes ibpost makes itself included: for the
+ * WRs posted in ERR (from its flush worker, or a DIRECT consumer's
+ * polling) and for those a RESET returns. The provider's own flushes of
+ * the receives it held come with it too.
+ */
+static const enum ib_poll_context wcqp_ctxs[] = {
+	IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE, IB_POLL_DIRECT,
+};
+
+static void wcqp_ctx_desc(const enum ib_poll_context *p, char *desc)
+{
+	strscpy(desc, *p == IB_POLL_DIRECT ? "direct" :
+		      *p == IB_POLL_SOFTIRQ ? "softirq" : "workqueue",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(wcqp_ctx, wcqp_ctxs, wcqp_ctx_desc);
+
+#define WCQP_N	8
+
+struct comp_wcqp {
+	spinlock_t lock;	/* the callbacks may run in softirq */
+	DECLARE_BITMAP(seen, WCQP_N);
+	int calls, flushed, dups, wrong;
+	const struct ib_qp *bad, *want;
+};
+
+static void comp_wcqp_done(struct ibpost_qp *qp, void *context,
+			   const struct ib_wc *wc)
+{
+	struct comp_wcqp *w = ibpost_qp_priv(qp);
+	struct ib_qp *ibqp = ibpost_qp_ibqp(qp);
+	unsigned long i = (unsigned long)context;
+
+	spin_lock_bh(&w->lock);
+	w->calls++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		w->flushed++;
+	if (i >= WCQP_N || __test_and_set_bit(i, w->seen))
+		w->dups++;
+	if (wc->qp != ibqp) {
+		w->wrong++;
+		w->bad = wc->qp;
+		w->want = ibqp;
+	}
+	spin_unlock_bh(&w->lock);
+}
+
+static bool comp_wcqp_seen(struct comp_wcqp *w, unsigned long want)
+{
+	bool all;
+
+	spin_lock_bh(&w->lock);
+	all = (w->seen[0] & want) == want;
+	spin_unlock_bh(&w->lock);
+	return all;
+}
+
+/* Wait up to 10 s for the contexts in @want, polling a DIRECT @qp. */
+static bool comp_wcqp_wait(struct ibpost_qp *qp, struct comp_wcqp *w,
+			   unsigned long want, bool direct)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+
+	while (!comp_wcqp_seen(w, want)) {
+		if (time_after(jiffies, deadline))
+			return false;
+		if (direct && ibpost_poll(qp, 16) > 0)
+			continue;
+		local_bh_disable();
+		local_bh_enable();
+		usleep_range(200, 400);
+	}
+	return true;
+}
+
+static void ibpost_comp_flush_wc_names_qp(struct kunit *test)
+{
+	enum ib_poll_context ctx = *(const enum ib_poll_context *)test->param_value;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	bool direct = ctx == IB_POLL_DIRECT;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct comp_wcqp *w;
+	u8 *buf;
+	int ret[2];
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	spin_lock_init(&w->lock);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = ctx;
+	attr.send_done = comp_wcqp_done;
+	attr.recv_done = comp_wcqp_done;
+	attr.priv = w;
+	p = ibpost_test_pair(test, &attr);
+	buf = p->abuf.buf;
+
+	/* With the provider: flushed by it at ERR, or by RESET's drain. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(1), buf, 64,
+						  p->abuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(2), buf + 64, 64,
+						  p->abuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	/* Posted in ERR: flushed by ibpost, outside the post call. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(3), buf + 128, 8,
+						  p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(4), buf + 192, 64,
+						  p->abuf.mr));
+	KUNIT_ASSERT_TRUE_MSG(test, comp_wcqp_wait(p->a, w, BIT(3) | BIT(4),
+						   direct),
+			      "the WRs posted in ERR did not come back within 10 s");
+	/*
+	 * Posted in ERR and kept from the flush worker (a window a busy
+	 * system opens at will; with preemption off, the worker queued on
+	 * this CPU cannot run before it is cancelled): RESET returns them.
+	 */
+	preempt_disable();
+	ret[0] = ibpost_post_send(p->a, CTX(5), buf + 256, 8, p->abuf.mr, 0);
+	ret[1] = ibpost_post_recv(p->a, CTX(6), buf + 320, 64, p->abuf.mr);
+	ibpost_test_qp_cancel_flush(p->a);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, 0, ret[0]);
+	KUNIT_EXPECT_EQ(test, 0, ret[1]);
+	qa.qp_state = IB_QPS_RESET;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	KUNIT_EXPECT_TRUE(test, comp_wcqp_wait(p->a, w, GENMASK(6, 1), false));
+
+	/* Every callback has returned (above): the counts are final. */
+	spin_lock_bh(&w->lock);
+	spin_unlock_bh(&w->lock);
+	KUNIT_EXPECT_EQ(test, 6, w->calls);
+	KUNIT_EXPECT_EQ(test, 6, w->flushed);
+	KUNIT_EXPECT_EQ(test, 0, w->dups);
+	KUNIT_EXPECT_EQ_MSG(test, 0, w->wrong,
+			    "a callback's wc->qp was %p, not its QP's %p",
+			    w->bad, w->want);
+}
+
 static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
@@ -603,6 +832,8 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_stale_completion_ignored),
 	KUNIT_CASE(ibpost_comp_flush_overtakes_unsignaled),
 	KUNIT_CASE(ibpost_comp_after_removal_enodev),
+	KUNIT_CASE(ibpost_comp_direct_flush_callback_resets),
+	KUNIT_CASE_PARAM(ibpost_comp_flush_wc_names_qp, wcqp_ctx_gen_params),
 	{}
 };
 

@@ -9,10 +9,16 @@
  * that failed would have to report them flushed. Outstanding receives
  * come back flushed, once each, and so do WRs ibpost kept from the
  * provider because the QP was in ERR. DIRECT QPs are drained by polling
- * their CQs, since nobody else does.
+ * their CQs, since nobody else does. A SOFTIRQ QP's callbacks run with
+ * bottom halves off also when a RESET runs them, and a destroy may be
+ * called from a WQ_MEM_RECLAIM work item.
  */
 #include <linux/module.h>
+#include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "ibpost_test.h"
 #include "../drivers/ibpost_test_access.h"
 
@@ -253,12 +259,188 @@ static void ibpost_drain_twice_on_one_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 }
 
+/*
+ * A SOFTIRQ queue's callbacks run with bottom halves disabled on every
+ * path, not only from its CQ's softirq: also those ibpost runs itself
+ * from a task, here the receives a RESET's drain returns. Each receive
+ * flushed by the provider is reposted once from its callback; in ERR the
+ * repost goes to ibpost's flush worker, which the callback cancels (a
+ * window a busy system opens at will; the callback runs in softirq, so
+ * the worker queued on its CPU cannot have started), leaving the reposts
+ * to the RESET's own flush, in the resetting task.
+ */
+#define DRAIN_BH_MAX	32
+#define DRAIN_BH_ROUNDS	10
+
+struct drain_bh {
+	spinlock_t lock;	/* the callbacks run in softirq */
+	DECLARE_BITMAP(seen, 2 * DRAIN_BH_MAX);
+	void *buf;
+	struct ibpost_mr *mr;
+	int calls, flushed, bh_on, dups, repost_err;
+};
+
+static void drain_bh_recv_done(struct ibpost_qp *qp, void *context,
+			       const struct ib_wc *wc)
+{
+	struct drain_bh *d = ibpost_qp_priv(qp);
+	unsigned long i = (unsigned long)context;
+	bool bh_on = !softirq_count();
+	int ret = 0;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR && i < DRAIN_BH_MAX) {
+		ret = ibpost_post_recv(qp, CTX(DRAIN_BH_MAX + i),
+				       d->buf + 64 * i, 64, d->mr);
+		ibpost_test_qp_cancel_flush(qp);
+	}
+	spin_lock_bh(&d->lock);
+	d->calls++;
+	d->bh_on += bh_on;
+	d->flushed += wc->status == IB_WC_WR_FLUSH_ERR;
+	d->repost_err += !!ret;
+	if (i >= 2 * DRAIN_BH_MAX || __test_and_set_bit(i, d->seen))
+		d->dups++;
+	spin_unlock_bh(&d->lock);
+}
+
+static void ibpost_drain_reset_softirq_callbacks_bh_off(struct kunit *test)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_qp_attr attr, got;
+	struct ibpost_test_pair *p;
+	struct drain_bh *d;
+	int round, rounds, i, n;
+
+	/* Before the pair: freed after its destroy, whose flushes see it. */
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	spin_lock_init(&d->lock);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_recv_wr = 4;
+	attr.recv_done = drain_bh_recv_done;
+	attr.priv = d;
+	p = ibpost_test_pair(test, &attr);
+	ibpost_qp_get_attr(p->b, &got);
+	n = got.max_recv_wr;
+	KUNIT_ASSERT_LE(test, n, DRAIN_BH_MAX);
+	BUILD_BUG_ON(IBPOST_TEST_BUF_LEN < 64 * 2 * DRAIN_BH_MAX);
+	d->buf = p->bbuf.buf;
+	d->mr = p->bbuf.mr;
+	/* A QP back from RESET reconnects by hand only on IB/RoCE. */
+	rounds = ibpost_test_iwarp(p->dev) ? 1 : DRAIN_BH_ROUNDS;
+	for (round = 0; round < rounds; round++) {
+		spin_lock_bh(&d->lock);
+		bitmap_zero(d->seen, 2 * DRAIN_BH_MAX);
+		d->calls = 0;
+		d->flushed = 0;
+		spin_unlock_bh(&d->lock);
+		/* The receive queue full. */
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test, 0,
+					ibpost_post_recv(p->b, CTX(i),
+							 d->buf + 64 * i, 64,
+							 d->mr));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa,
+							  IB_QP_STATE));
+		/* Every callback ran before the RESET returned. */
+		spin_lock_bh(&d->lock);
+		spin_unlock_bh(&d->lock);
+		KUNIT_EXPECT_EQ_MSG(test, 2 * n, d->calls, "round %d", round);
+		KUNIT_EXPECT_EQ_MSG(test, 2 * n, d->flushed, "round %d", round);
+		KUNIT_EXPECT_EQ_MSG(test, 0U, ibpost_test_in_use(p->b, false),
+				    "round %d", round);
+		if (round + 1 < rounds)
+			ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 12, 7);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, 0, d->bh_on,
+			    "SOFTIRQ callbacks ran with bottom halves enabled");
+	KUNIT_EXPECT_EQ(test, 0, d->dups);
+	KUNIT_EXPECT_EQ(test, 0, d->repost_err);
+}
+
+/*
+ * A ULP may destroy a QP from a WQ_MEM_RECLAIM work item of its own (a
+ * reclaim path). The destroy flushes ibpost's flush worker, here pending
+ * with a receive posted in ERR: that worker must be on a WQ_MEM_RECLAIM
+ * workqueue too, or the workqueue code warns (a reclaim path waiting for
+ * a worker that may not get to run under memory pressure). The receive
+ * comes back flushed.
+ */
+struct drain_reclaim {
+	struct work_struct work;
+	struct ibpost_qp *qp;
+	void *buf;
+	struct ibpost_mr *mr;
+	int post_ret;
+	struct completion done;
+};
+
+static void drain_reclaim_fn(struct work_struct *work)
+{
+	struct drain_reclaim *r = container_of(work, struct drain_reclaim,
+					       work);
+
+	/*
+	 * Posted here, so that the flush worker is still pending at the
+	 * destroy: queued on this CPU, it runs only once this work item
+	 * sleeps, which nothing before the destroy's flush makes it do.
+	 */
+	r->post_ret = ibpost_post_recv(r->qp, CTX(1), r->buf, 64, r->mr);
+	ibpost_qp_destroy(r->qp);
+	complete(&r->done);
+}
+
+static void ibpost_drain_destroy_from_reclaim_work(struct kunit *test)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	bool tainted = test_taint(TAINT_WARN);
+	struct workqueue_struct *wq;
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cb *c;
+	struct drain_reclaim *r;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	p = ibpost_test_pair(test, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->a, &qa, IB_QP_STATE));
+	wq = alloc_workqueue("t", WQ_MEM_RECLAIM, 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	/* Not kunit's: a work item that hangs keeps it. */
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		destroy_workqueue(wq);
+		KUNIT_FAIL_AND_ABORT(test, "out of memory");
+	}
+	INIT_WORK(&r->work, drain_reclaim_fn);
+	init_completion(&r->done);
+	r->qp = p->a;
+	r->buf = p->abuf.buf;
+	r->mr = p->abuf.mr;
+	queue_work(wq, &r->work);
+	if (!wait_for_completion_timeout(&r->done, 30 * HZ)) {
+		/* The QP, its work item and the workqueue are left to leak. */
+		p->a = NULL;
+		KUNIT_FAIL_AND_ABORT(test, "the destroy did not return within 30 s");
+	}
+	p->a = NULL;
+	destroy_workqueue(wq);
+	KUNIT_EXPECT_EQ(test, 0, r->post_ret);
+	kfree(r);
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 1, c->flushed);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, c->seen));
+	KUNIT_EXPECT_FALSE_MSG(test, !tainted && test_taint(TAINT_WARN),
+			       "a WARNING while a reclaim work item destroyed the QP (see the log)");
+}
+
 static struct kunit_case ibpost_drain_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_drain_succeeded_unsignaled_stay_silent,
 			 drain_case_gen_params),
 	KUNIT_CASE(ibpost_drain_ud_marker_completes),
 	KUNIT_CASE(ibpost_drain_reset_after_err_returns_each_once),
 	KUNIT_CASE(ibpost_drain_twice_on_one_qp),
+	KUNIT_CASE(ibpost_drain_reset_softirq_callbacks_bh_off),
+	KUNIT_CASE(ibpost_drain_destroy_from_reclaim_work),
 	{}
 };
 

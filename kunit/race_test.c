@@ -468,6 +468,100 @@ static void ibpost_race_rounds(struct kunit *test)
 			    "no local registration loop was cut by the removal");
 }
 
+/*
+ * The remote address and rkey of a remote MR are read without a lock, in
+ * any context, also while device removal releases the MR's provider
+ * objects: a thread spins on them across the removal and must always see
+ * the values registered (nor may it touch anything the removal frees).
+ */
+enum { RACE_KEYS_BEFORE, RACE_KEYS_DURING, RACE_KEYS_AFTER, RACE_KEYS_STOP };
+
+struct race_keys {
+	struct ibpost_mr *mr;
+	u64 addr;
+	u32 rkey;
+	atomic_t phase;
+	atomic_long_t reads[RACE_KEYS_STOP], changed;
+	struct ibpost_test_thread *t;
+};
+
+static int race_keys_fn(void *arg)
+{
+	struct race_keys *k = arg;
+	unsigned long i = 0;
+	int phase;
+
+	while ((phase = atomic_read(&k->phase)) != RACE_KEYS_STOP) {
+		if (ibpost_mr_rkey(k->mr) != k->rkey ||
+		    ibpost_mr_remote_addr(k->mr) != k->addr)
+			atomic_long_inc(&k->changed);
+		atomic_long_inc(&k->reads[phase]);
+		if (!(++i % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Stop the reader, then release the MR (before race_free() frees buf). */
+static void race_keys_free(void *data)
+{
+	struct race_keys *k = data;
+
+	atomic_set(&k->phase, RACE_KEYS_STOP);
+	/* A reader that does not stop keeps its MR and @k. */
+	if (k->t && !ibpost_test_join(k->t, 10 * HZ, NULL))
+		return;
+	if (!IS_ERR_OR_NULL(k->mr))
+		WARN_ON(ibpost_dereg_mr(k->mr));
+	kfree(k);
+}
+
+static void ibpost_race_mr_keys_vs_removal(struct kunit *test)
+{
+	bool tainted = test_taint(TAINT_BAD_PAGE);
+	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
+	struct race_keys *k;
+	int i;
+
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	ibpost_test_defer(test, race_keys_free, k);
+	k->mr = ibpost_reg_write(r->a, r->buf, RACE_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k->mr);
+	k->rkey = ibpost_mr_rkey(k->mr);
+	k->addr = ibpost_mr_remote_addr(k->mr);
+	KUNIT_ASSERT_NE(test, k->addr, 0ULL);
+	k->t = ibpost_test_run(test, race_keys_fn, k);
+	for (i = 0; i < 250 && !atomic_long_read(&k->reads[RACE_KEYS_BEFORE]);
+	     i++)
+		msleep(20);
+	KUNIT_ASSERT_GT_MSG(test, atomic_long_read(&k->reads[RACE_KEYS_BEFORE]),
+			    0L, "the reader did not start within 5 s");
+	atomic_set(&k->phase, RACE_KEYS_DURING);
+	race_remove(test);
+	atomic_set(&k->phase, RACE_KEYS_AFTER);
+	for (i = 0; i < 50 &&
+	     atomic_long_read(&k->reads[RACE_KEYS_AFTER]) < 1000; i++)
+		msleep(20);
+	atomic_set(&k->phase, RACE_KEYS_STOP);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(k->t, 10 * HZ, NULL),
+			      "the reader did not stop");
+	k->t = NULL;
+	kunit_info(test, "reads: %ld before, %ld during and %ld after the removal\n",
+		   atomic_long_read(&k->reads[RACE_KEYS_BEFORE]),
+		   atomic_long_read(&k->reads[RACE_KEYS_DURING]),
+		   atomic_long_read(&k->reads[RACE_KEYS_AFTER]));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&k->changed), 0L,
+			    "the rkey or the remote address changed across the removal");
+	KUNIT_EXPECT_GT_MSG(test, atomic_long_read(&k->reads[RACE_KEYS_DURING]),
+			    0L, "the reader did not run during the removal");
+	KUNIT_EXPECT_GT(test, atomic_long_read(&k->reads[RACE_KEYS_AFTER]), 0L);
+	KUNIT_EXPECT_EQ(test, ibpost_mr_rkey(k->mr), k->rkey);
+	KUNIT_EXPECT_EQ(test, ibpost_mr_remote_addr(k->mr), k->addr);
+	KUNIT_EXPECT_FALSE_MSG(test, !tainted && test_taint(TAINT_BAD_PAGE),
+			       "a bad-page report (KASAN) during the removal: see the log");
+}
+
 static struct kunit_case ibpost_race_cases[] = {
 	KUNIT_CASE(ibpost_race_dereg_vs_removal),
 	KUNIT_CASE(ibpost_race_reg_vs_removal),
@@ -478,6 +572,7 @@ static struct kunit_case ibpost_race_cases[] = {
 	KUNIT_CASE(ibpost_race_callback_dereg_removal_workqueue),
 	KUNIT_CASE(ibpost_race_callback_dereg_removal_direct),
 	KUNIT_CASE(ibpost_race_rounds),
+	KUNIT_CASE(ibpost_race_mr_keys_vs_removal),
 	{}
 };
 
