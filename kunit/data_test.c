@@ -354,11 +354,17 @@ static void ibpost_data_vector_ops_device_max_sge(struct kunit *test)
  * @arrived: posters at the start line; none posts before all are there
  * @in_post: posters inside ibpost_post_writev() now
  * @overlaps: writevs entered while another poster's was in progress
+ * @ready: writevs the posters are ready to begin: each begins its k-th
+ *         once all are ready for theirs (a start line per writev, so
+ *         that a poster scheduled late cannot post all of its own alone)
+ * @failed: a poster stopped early; the others wait for it no more
  */
 struct vec_race {
 	atomic_t arrived;
 	atomic_t in_post;
 	atomic_t overlaps;
+	atomic_t ready;
+	atomic_t failed;
 };
 
 struct vec_thread {
@@ -405,6 +411,12 @@ static int vec_poster(void *arg)
 	}
 	for (k = 0; k < VEC_POSTS; k++) {
 		vec_sgl(v, k);
+		atomic_inc(&r->ready);
+		while (atomic_read(&r->ready) < VEC_THREADS * (k + 1) &&
+		       !atomic_read(&r->failed)) {
+			cpu_relax();
+			cond_resched();
+		}
 		if (atomic_inc_return(&r->in_post) > 1)
 			atomic_inc(&r->overlaps);
 		ret = ibpost_post_writev(v->p->a, CTX(v->t * VEC_POSTS + k + 1),
@@ -413,8 +425,10 @@ static int vec_poster(void *arg)
 					 vec_window(v->t, k),
 					 ibpost_mr_rkey(v->p->bw.mr));
 		atomic_dec(&r->in_post);
-		if (ret)
+		if (ret) {
+			atomic_set(&r->failed, 1);
 			return ret;
+		}
 	}
 	return 0;
 }
