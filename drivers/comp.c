@@ -191,6 +191,24 @@ static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
 }
 
 /*
+ * The state a WR of @q that the provider failed leaves its QP in. IBA
+ * (10.8.3): a send error moves a UD QP to SQE, where its send queue
+ * flushes and its receive queue works on; any other error moves a QP to
+ * ERR. Under q->lock: an SQE is written under the send queue's lock only,
+ * which every send post holds while it reads the state.
+ */
+static enum ib_qp_state ibpost_failed_state(const struct ibpost_queue *q)
+	__must_hold(&q->lock)
+{
+	const struct ibpost_qp *qp = q->qp;
+
+	if (q->is_send && qp->attr.qp_type == IB_QPT_UD &&
+	    READ_ONCE(qp->state) != IB_QPS_ERR)
+		return IB_QPS_SQE;
+	return IB_QPS_ERR;
+}
+
+/*
  * @slot's WR did not succeed (@wc): what that changes besides the
  * context's return, before the slot's MR uses are released. Out of line,
  * so that a success, the common case, tests its status once here. The
@@ -217,7 +235,7 @@ static noinline void ibpost_slot_failed(struct ibpost_queue *q,
 	 * new about the QP and must not undo a later state change.
 	 */
 	if (!slot->synthetic && READ_ONCE(q->qp->ibqp))
-		WRITE_ONCE(q->qp->state, IB_QPS_ERR);
+		WRITE_ONCE(q->qp->state, ibpost_failed_state(q));
 	ibpost_log_wc(q, wc);
 }
 

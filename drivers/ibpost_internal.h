@@ -853,6 +853,18 @@ void ibpost_send_fast_init(struct ibpost_qp *qp);
 void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
 
 /*
+ * Whether @q's WRs go to the flush worker rather than the provider: the
+ * QP is in ERR, or, for the send queue, in SQE (a UD QP's send error).
+ */
+static inline bool ibpost_queue_flushing(const struct ibpost_qp *qp,
+					 const struct ibpost_queue *q)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state == IB_QPS_ERR || (state == IB_QPS_SQE && q->is_send);
+}
+
+/*
  * The QP-level state check shared by both queues' posts, under the
  * queue's lock: 0, or why the QP takes no post.
  */
@@ -863,6 +875,7 @@ static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
 		return -ENODEV;
 	switch (qp->state) {
 	case IB_QPS_RTS:
+	case IB_QPS_SQE:	/* IBA: sends are flushed, receives work */
 	case IB_QPS_ERR:
 		return 0;
 	case IB_QPS_INIT:

@@ -720,10 +720,11 @@ static __always_inline void ibpost_submit(struct ibpost_post *p)
 		return;
 	/*
 	 * Read for every batch: a completion may have moved the QP to ERR
-	 * while an earlier batch was with the provider. From then on every
-	 * batch is flushed by ibpost, as a later post would be.
+	 * (or a UD QP's send queue to SQE) while an earlier batch was with
+	 * the provider. From then on every batch is flushed by ibpost, as a
+	 * later post would be.
 	 */
-	if (unlikely(p->qp->state == IB_QPS_ERR))
+	if (unlikely(ibpost_queue_flushing(p->qp, p->q)))
 		p->synthetic = true;
 	if (unlikely(p->synthetic)) {
 		ibpost_submit_synthetic(p->qp, p->q, p->start + p->off, m);

@@ -818,6 +818,104 @@ static void ibpost_comp_flush_wc_names_qp(struct kunit *test)
 			    w->bad, w->want);
 }
 
+/*
+ * IBA (10.8.3) moves a UD QP whose send failed to SQE, not ERR: its send
+ * queue flushes, its receive queue works on. A send completion with a
+ * local protection error, replayed for a send still with the provider
+ * (a DIRECT QP's CQ holds its real one), must leave later receives
+ * reaching the provider, which fills them; later sends come back
+ * flushed; a move to RTS sends again.
+ */
+static void ibpost_comp_ud_send_error_keeps_receiving(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf sbuf, rbuf;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RTS };
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_queue tq;
+	struct ibpost_comp comp;
+	struct ibpost_qp *x, *y;
+	struct ib_ah *ax, *ay;
+	u32 xqpn, yqpn, first;
+
+	ibpost_test_need_ud(test, dev);
+	ibpost_test_attr(&attr, IB_QPT_UD);
+	attr.qkey = 0x5eed;
+	y = ibpost_test_qp(test, dev, &attr);
+	attr.poll_ctx = IB_POLL_DIRECT;
+	x = ibpost_test_qp(test, dev, &attr);
+	ax = ibpost_test_loopback_ah(test, x);
+	ay = ibpost_test_loopback_ah(test, y);
+	xqpn = ibpost_qp_ibqp(x)->qp_num;
+	yqpn = ibpost_qp_ibqp(y)->qp_num;
+	ibpost_test_buf_init(test, &sbuf, dev, NULL, 256, IBPOST_TEST_MSGS);
+	ibpost_test_buf_init(test, &rbuf, dev, NULL, 256 + 40,
+			     IBPOST_TEST_MSGS);
+	ibpost_test_fill(sbuf.buf, 256, 51);
+
+	/* x's send succeeds on the wire; its completion stays in x's CQ. */
+	ibpost_test_queue_get(x, true, &tq);
+	first = tq.head;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(y, CTX(1), rbuf.buf,
+						  rbuf.len, rbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_ud_send(x, CTX(2), sbuf.buf, 64, sbuf.mr,
+					    IB_SEND_SIGNALED, ax, yqpn,
+					    0x5eed));
+	ibpost_test_recv_ok(test, y, CTX(1), 64 + 40);
+	/* ... and is reported failed first. */
+	ibpost_test_replay_comp(x, true, first, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, IB_QPS_SQE, ibpost_test_qp_tracked_state(x));
+
+	/* A receive still reaches the provider, which fills it. */
+	ibpost_test_fill(rbuf.buf, rbuf.len, 52);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(x, CTX(3), rbuf.buf,
+						  rbuf.len, rbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_ud_send(y, CTX(4), sbuf.buf, 128, sbuf.mr,
+					    IB_SEND_SIGNALED, ay, xqpn,
+					    0x5eed));
+	ibpost_test_send_ok(test, y, CTX(4));
+	ibpost_test_recv_comp(test, x, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(3), comp.context);
+	KUNIT_EXPECT_EQ_MSG(test, IB_WC_SUCCESS, comp.status,
+			    "a receive after a UD send error was flushed: %s",
+			    ib_wc_status_msg(comp.status));
+	KUNIT_EXPECT_EQ(test, 128U + 40, comp.byte_len);
+	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)rbuf.buf + 40, sbuf.buf, 128));
+
+	/* A send is accepted and flushed, after the failed one. */
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_post_ud_send(x, CTX(5), sbuf.buf, 64, sbuf.mr,
+					    IB_SEND_SIGNALED, ax, yqpn,
+					    0x5eed));
+	ibpost_test_send_comp(test, x, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(2), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_LOC_PROT_ERR, comp.status);
+	ibpost_test_send_comp(test, x, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(5), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+
+	/* Back to RTS: x sends again. */
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(x, &qa, IB_QP_STATE));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(y, CTX(6), rbuf.buf,
+						  rbuf.len, rbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_ud_send(x, CTX(7), sbuf.buf, 32, sbuf.mr,
+					    IB_SEND_SIGNALED, ax, yqpn,
+					    0x5eed));
+	ibpost_test_send_ok(test, x, CTX(7));
+	ibpost_test_recv_ok(test, y, CTX(6), 32 + 40);
+	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(x, true));
+	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(x, false));
+
+	/* Destroy the QPs before their buffers' registrations. */
+	ibpost_test_qp_destroy(test, x);
+	ibpost_test_qp_destroy(test, y);
+	ibpost_test_buf_fini(&rbuf);
+	ibpost_test_buf_fini(&sbuf);
+}
+
 static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
@@ -834,6 +932,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_after_removal_enodev),
 	KUNIT_CASE(ibpost_comp_direct_flush_callback_resets),
 	KUNIT_CASE_PARAM(ibpost_comp_flush_wc_names_qp, wcqp_ctx_gen_params),
+	KUNIT_CASE(ibpost_comp_ud_send_error_keeps_receiving),
 	{}
 };
 
