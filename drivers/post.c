@@ -904,14 +904,16 @@ static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
 }
 
 /*
- * Whether a plain post's staged WR goes to the flush worker after all: a
- * completion of the other queue (comp.c), under that queue's lock, may
- * have moved the QP to ERR since the plain test. ibpost_post_end() then
- * hands the WR on as the loop's ibpost_submit() would.
+ * Whether a plain post's staged WR on @q goes to the flush worker after
+ * all: a completion of the other queue (comp.c), under that queue's lock,
+ * may have moved the QP to ERR since the plain test. ibpost_post_end()
+ * then hands the WR on as the loop's ibpost_submit() would, on the same
+ * rule (ibpost_queue_flushing()).
  */
-static __always_inline bool ibpost_plain_to_flush(struct ibpost_qp *qp)
+static __always_inline bool ibpost_plain_to_flush(struct ibpost_qp *qp,
+						  struct ibpost_queue *q)
 {
-	return READ_ONCE(qp->state) == IB_QPS_ERR;
+	return ibpost_queue_flushing(qp, q);
 }
 
 /*
@@ -1073,7 +1075,7 @@ static __always_inline int ibpost_post_send_plain(struct ibpost_qp *qp,
 	ibpost_plain_slot_mr(q, slot, mr, hit);
 	__ibpost_stage_send(qp, q, 0, slot, wr, qp->send_fast[wr->opcode].size,
 			    false);
-	if (unlikely(ibpost_plain_to_flush(qp)))
+	if (unlikely(ibpost_plain_to_flush(qp, q)))
 		return ibpost_post_plain_rest(qp, q, flags, start, 0, wr,
 					      (const void **)bad_wr);
 	pret = ibqp->device->ops.post_send(ibqp, &q->stage.send[0].send,
@@ -1269,7 +1271,7 @@ static __always_inline int ibpost_post_recv_plain(struct ibpost_qp *qp,
 	ibpost_plain_slot_mr(q, slot, mr, hit);
 	slot->sync = NULL;
 	__ibpost_stage_recv(q, 0, slot, wr);
-	if (unlikely(ibpost_plain_to_flush(qp)))
+	if (unlikely(ibpost_plain_to_flush(qp, q)))
 		return ibpost_post_plain_rest(qp, q, flags, start, 0, wr,
 					      (const void **)bad_wr);
 	pret = ibqp->device->ops.post_recv(ibqp, q->stage.recv,
