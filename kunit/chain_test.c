@@ -432,10 +432,7 @@ static void ibpost_failed_unsignaled_wr_returns_context(struct kunit *test)
 	 * The target holds a canary that differs from the WRITE's bytes in
 	 * each place: had the WRITE landed, it would show.
 	 */
-	canary = kunit_kmalloc(test, p->bw.len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, canary);
-	ibpost_test_fill(canary, p->bw.len, 0x62 ^ 0x80);
-	memcpy(p->bw.buf, canary, p->bw.len);
+	canary = ibpost_test_canary(test, p->bw.buf, p->bw.len, 0x62 ^ 0x80);
 	ibpost_test_fill(p->abuf.buf, 8, 0x62);
 	/* Unsignaled, but it fails (bad rkey): its context must come back. */
 	KUNIT_ASSERT_EQ(test, 0,
@@ -457,8 +454,7 @@ static void ibpost_failed_unsignaled_wr_returns_context(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, IB_WC_REM_ACCESS_ERR, comp.status);
 	}
 	/* The peer refused it: not one byte of its target changed. */
-	KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(p->bw.buf, canary, p->bw.len),
-			    "the WRITE with a bad rkey landed");
+	ibpost_test_expect_canary(test, p->bw.buf, canary, p->bw.len);
 	/* The QP is in ERR now: the next WR is flushed, signaled or not. */
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(2), p->abuf.buf,
 						  8, p->abuf.mr, 0));

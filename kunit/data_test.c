@@ -351,7 +351,6 @@ static void ibpost_data_vector_ops_device_max_sge(struct kunit *test)
 
 /**
  * struct vec_race - what the posters share, and the proof that they raced
- * @arrived: posters at the start line; none posts before all are there
  * @in_post: posters inside ibpost_post_writev() now
  * @overlaps: writevs entered while another poster's was in progress
  * @ready: writevs the posters are ready to begin: each begins its k-th
@@ -360,7 +359,6 @@ static void ibpost_data_vector_ops_device_max_sge(struct kunit *test)
  * @failed: a poster stopped early; the others wait for it no more
  */
 struct vec_race {
-	atomic_t arrived;
 	atomic_t in_post;
 	atomic_t overlaps;
 	atomic_t ready;
@@ -403,14 +401,9 @@ static int vec_poster(void *arg)
 	/* Both threads post at once, each on its own CPU where there are two. */
 	set_cpus_allowed_ptr(current, cpumask_of(v->t % num_online_cpus()));
 	wait_for_completion(v->start);
-	/* A woken thread may start late: each waits until both are here. */
-	atomic_inc(&r->arrived);
-	while (atomic_read(&r->arrived) < VEC_THREADS) {
-		cpu_relax();
-		cond_resched();
-	}
 	for (k = 0; k < VEC_POSTS; k++) {
 		vec_sgl(v, k);
+		/* A woken thread may start late: each writev waits for all. */
 		atomic_inc(&r->ready);
 		while (atomic_read(&r->ready) < VEC_THREADS * (k + 1) &&
 		       !atomic_read(&r->failed)) {
@@ -465,10 +458,7 @@ static void ibpost_data_vector_ops_two_threads(struct kunit *test)
 	flat = kunit_kzalloc(test, VEC_SPAN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, flat);
 	/* The target holds a canary, a pattern other than the sources'. */
-	canary = kunit_kmalloc(test, DATA_LEN, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, canary);
-	ibpost_test_fill(canary, DATA_LEN, 31 ^ 0x80);
-	memcpy(p->bw.buf, canary, DATA_LEN);
+	canary = ibpost_test_canary(test, p->bw.buf, DATA_LEN, 31 ^ 0x80);
 	/* Not the test's: a thread that hangs keeps them. */
 	v = kcalloc(VEC_THREADS, sizeof(*v), GFP_KERNEL);
 	race = kzalloc(sizeof(*race), GFP_KERNEL);

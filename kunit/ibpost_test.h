@@ -97,6 +97,16 @@ enum { IBPOST_TEST_MSGS, IBPOST_TEST_READ, IBPOST_TEST_WRITE };
 /* Fill with a pattern derived from @seed. */
 void ibpost_test_fill(void *buf, size_t len, u32 seed);
 
+/*
+ * Fill @buf (@len bytes) with the canary pattern of @seed and return a
+ * copy of it, freed at test exit: what @buf holds while nothing lands.
+ */
+u8 *ibpost_test_canary(struct kunit *test, void *buf, size_t len, u32 seed);
+
+/* Every byte of @buf still equals @canary: nothing landed in it. */
+void ibpost_test_expect_canary(struct kunit *test, const u8 *buf,
+			       const u8 *canary, size_t len);
+
 /* Take one send/recv completion, failing the test after @secs (10). */
 void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 				struct ibpost_comp *comp, unsigned int secs);

@@ -132,6 +132,28 @@ void ibpost_test_fill(void *buf, size_t len, u32 seed)
 		p[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
 }
 
+u8 *ibpost_test_canary(struct kunit *test, void *buf, size_t len, u32 seed)
+{
+	u8 *copy = kunit_kmalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	ibpost_test_fill(buf, len, seed);
+	memcpy(copy, buf, len);
+	return copy;
+}
+
+void ibpost_test_expect_canary(struct kunit *test, const u8 *buf,
+			       const u8 *canary, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && buf[i] == canary[i])
+		i++;
+	KUNIT_EXPECT_EQ_MSG(test, i, len,
+			    "byte %zu of %zu changed: %#x, its canary %#x", i,
+			    len, i < len ? buf[i] : 0, i < len ? canary[i] : 0);
+}
+
 static void ibpost_test_pair_free(void *data)
 {
 	struct ibpost_test_pair *p = data;

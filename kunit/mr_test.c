@@ -337,33 +337,6 @@ static void ibpost_test_write_refused(struct kunit *test,
 	}
 }
 
-/*
- * Fill @buf (@len bytes) with the canary pattern(@seed) and return a copy
- * of it, freed at test exit.
- */
-static u8 *mr_canary(struct kunit *test, void *buf, size_t len, u32 seed)
-{
-	u8 *copy = kunit_kmalloc(test, len, GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, copy);
-	ibpost_test_fill(buf, len, seed);
-	memcpy(copy, buf, len);
-	return copy;
-}
-
-/* Every byte of @buf still equals @canary: nothing landed in it. */
-static void mr_expect_canary(struct kunit *test, const u8 *buf,
-			     const u8 *canary, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && buf[i] == canary[i])
-		i++;
-	KUNIT_EXPECT_EQ_MSG(test, i, len,
-			    "byte %zu of %zu changed: %#x, its canary %#x", i,
-			    len, i < len ? buf[i] : 0, i < len ? canary[i] : 0);
-}
-
 static void ibpost_reg_read_grants_no_write(struct kunit *test)
 {
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
@@ -371,10 +344,10 @@ static void ibpost_reg_read_grants_no_write(struct kunit *test)
 
 	/* Source and destination patterns differ in every byte. */
 	ibpost_test_fill(p->abuf.buf, 64, 0x51);
-	canary = mr_canary(test, p->br.buf, p->br.len, 0x52);
+	canary = ibpost_test_canary(test, p->br.buf, p->br.len, 0x52);
 	ibpost_test_write_refused(test, p, ibpost_mr_remote_addr(p->br.mr),
 				  ibpost_mr_rkey(p->br.mr));
-	mr_expect_canary(test, p->br.buf, canary, p->br.len);
+	ibpost_test_expect_canary(test, p->br.buf, canary, p->br.len);
 }
 
 static void ibpost_reg_write_window_is_exact(struct kunit *test)
@@ -406,7 +379,7 @@ static void ibpost_dereg_mr_revokes_rkey(struct kunit *test)
 			ibpost_test_rdma(test, p, false, 64, raddr, rkey));
 	KUNIT_ASSERT_EQ(test, 0, ibpost_dereg_mr(w.mr));
 	/* Source and destination patterns differ in every byte. */
-	canary = mr_canary(test, w.buf, 256, 0x62);
+	canary = ibpost_test_canary(test, w.buf, 256, 0x62);
 	ibpost_test_fill(p->abuf.buf, 64, 0x63);
 	if (ibpost_test_iwarp(p->dev))
 		ibpost_test_write_refused(test, p, raddr, rkey);
@@ -414,7 +387,7 @@ static void ibpost_dereg_mr_revokes_rkey(struct kunit *test)
 		KUNIT_EXPECT_NE(test, IB_WC_SUCCESS,
 				ibpost_test_rdma(test, p, false, 64, raddr,
 						 rkey));
-	mr_expect_canary(test, w.buf, canary, 256);
+	ibpost_test_expect_canary(test, w.buf, canary, 256);
 	kfree(w.buf);
 }
 
@@ -599,10 +572,10 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 		return;
 
 	/* sink_key_refused() writes pattern(99): 0x71 differs everywhere. */
-	canary = mr_canary(test, buf, SINK_LEN, 0x71);
+	canary = ibpost_test_canary(test, buf, SINK_LEN, 0x71);
 	p2 = ibpost_test_pair(test, NULL);
 	sink_key_refused(test, p2, sge.addr, key);
-	mr_expect_canary(test, buf, canary, SINK_LEN);
+	ibpost_test_expect_canary(test, buf, canary, SINK_LEN);
 }
 
 static struct kunit_case ibpost_mr_cases[] = {
