@@ -35,6 +35,8 @@
 #                     killed and the run fails (default: per stage in
 #                     "test", about 3x its usual time; 1800 elsewhere)
 #   IBPOST_NO_APT=1   skip the package installation step
+#   IBPOST_STOCK_FLAVOURS  the Debian kernel flavours the stock stage
+#                     boots, "amd64 rt-amd64" (generic and PREEMPT_RT)
 #   BOOT_APPEND       more kernel command line for the test, demo and
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_BENCH_ROWS bench: only these sections, comma-separated (bw,
@@ -58,6 +60,9 @@ VM_TIMEOUT=${IBPOST_VM_TIMEOUT:-1800}
 KUNITCONFIG=$REPO/kunit/.kunitconfig
 BENCHCONFIG=$REPO/scripts/bench.kunitconfig
 KERNELS=${IBPOST_KERNELS:-6.1 6.12}
+# Debian's kernel flavours the stock stage boots for each series: the
+# generic one and the PREEMPT_RT one.
+STOCK_FLAVOURS=${IBPOST_STOCK_FLAVOURS:-amd64 rt-amd64}
 # Each kernel's stages write into $OUTROOT/<series>, the report into
 # $REPORT.
 OUTROOT=${IBPOST_OUT:-$REPO/out}
@@ -465,10 +470,13 @@ cmd_test() {
 		log "Linux $k: bench smoke took $(( $(date +%s) - t )) s"
 	done
 	for k in $KERNELS; do
-		t=$(date +%s)
-		stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "${SRC[$k]}" \
-			"$(stage_timeout stock)" "$REPORT" || fail=1
-		log "Linux $k: DKMS and stock kernel took $(( $(date +%s) - t )) s"
+		for f in $STOCK_FLAVOURS; do
+			t=$(date +%s)
+			stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" \
+				"${SRC[$k]}" "$(stage_timeout stock)" "$REPORT" \
+				"$f" || fail=1
+			log "Linux $k: DKMS and stock $f kernel took $(( $(date +%s) - t )) s"
+		done
 	done
 	budget "$start" >> "$REPORT"
 	log "report ($REPORT):"
@@ -508,8 +516,11 @@ cmd_stock() {
 	: > "$REPORT"
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
-		stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "$(src_dir "$k")" \
-			"$VM_TIMEOUT" "$REPORT" || fail=1
+		for f in $STOCK_FLAVOURS; do
+			stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" \
+				"$(src_dir "$k")" "$(stage_timeout stock)" \
+				"$REPORT" "$f" || fail=1
+		done
 	done
 	cat "$REPORT" >&2
 	[ $fail = 0 ] || die "the stock-kernel stage failed"

@@ -4,8 +4,10 @@
 # stock.sh - the stock-kernel stage of scripts/ibpost.sh (sourced): ibpost
 # the way users install it, on Debian's own kernels.
 #
-# For a kernel series (6.1, 6.12) it takes the Debian kernel release the
-# archive's metapackage points at, downloads that release's unmodified
+# For a kernel series (6.1, 6.12) and flavour (amd64, or rt-amd64: the
+# PREEMPT_RT build, where spinlocks sleep and softirqs run in threads) it
+# takes the Debian kernel release the archive's metapackage points at,
+# downloads that release's unmodified
 # linux-image and linux-headers packages (apt-get download) and unpacks
 # them into the cache with dpkg -x, never onto the system. Then
 #
@@ -22,12 +24,13 @@
 # Needs lib.sh's functions; every function here takes what it needs as
 # arguments.
 
-# The Debian kernel release (e.g. 6.12.117+deb12-amd64) of series $1.
+# The Debian kernel release (e.g. 6.12.117+deb12-amd64) of series $1,
+# flavour $2 (amd64 or rt-amd64).
 stock_kver() {
 	local meta
 	case $1 in
-	6.1) meta=linux-image-amd64 ;;
-	*) meta=linux-image-$1-amd64 ;;
+	6.1) meta=linux-image-$2 ;;
+	*) meta=linux-image-$1-$2 ;;
 	esac
 	apt-cache depends "$meta" 2>/dev/null |
 		sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' |
@@ -112,20 +115,21 @@ stock_consumers() {
 	fi
 }
 
-# The stage for series $1: repository $2, cache $3, results in $4, the
-# series' kernel source $5 (for kunit.py), guest timeout $6 s, report
-# file $7 (a line per step).
+# The stage for series $1, flavour $8 (amd64 or rt-amd64): repository
+# $2, cache $3, results in $4, the series' kernel source $5 (for
+# kunit.py), guest timeout $6 s, report file $7 (a line per step).
 stock_stage() {
 	local series=$1 repo=$2 cache=$3 out=$4 src=$5 timeout=$6 rep=$7
-	local kver root ksrc stage ir r fail=0 t
+	local flavour=${8:-amd64} kver root ksrc stage ir r fail=0 t name=stock
 	t=$(date +%s)
-	kver=$(stock_kver "$series")
+	[ "$flavour" = amd64 ] || name=stock-${flavour%-amd64}
+	kver=$(stock_kver "$series" "$flavour")
 	if [ -z "$kver" ]; then
 		apt-get update -qq
-		kver=$(stock_kver "$series")
+		kver=$(stock_kver "$series" "$flavour")
 	fi
 	if [ -z "$kver" ]; then
-		report "$rep" "$series" "stock kernel" "no Debian kernel release found for $series" 1 "$t"
+		report "$rep" "$series" "$name kernel" "no Debian $flavour kernel release found for $series" 1 "$t"
 		return 1
 	fi
 	log "==== Linux $series: Debian's stock kernel $kver, ibpost through DKMS ===="
@@ -134,7 +138,7 @@ stock_stage() {
 		return 1
 	fi
 	ksrc=$root/usr/src/linux-headers-$kver
-	stage=$out/stock
+	stage=$out/$name
 	rm -rf "$stage" && mkdir -p "$stage" || return 1
 	IBPOST_DKMS_KVER=$kver IBPOST_DKMS_KSRC=$ksrc \
 		IBPOST_DKMS_STAGE=$stage/dkms \
@@ -152,16 +156,16 @@ stock_stage() {
 	   ! cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/" ||
 	   ! cp "$stage"/consumers/*.ko "$ir/ibpost/" ||
 	   ! pack_initramfs "$ir" "$stage/initramfs.cpio.gz"; then
-		report "$rep" "$series" "stock kernel" "the guest for $kver could not be prepared" 1 "$t"
+		report "$rep" "$series" "$name kernel" "the guest for $kver could not be prepared" 1 "$t"
 		return 1
 	fi
 	boot_guest "$root/boot/vmlinuz-$kver" "$stage/initramfs.cpio.gz" stock \
-		"$out/console-stock.log" "$timeout" "" || fail=1
-	r=$(ktap_parse "$out/console-stock.log" "$src" "$out/kunit-stock") ||
+		"$out/console-$name.log" "$timeout" "" || fail=1
+	r=$(ktap_parse "$out/console-$name.log" "$src" "$out/kunit-$name") ||
 		fail=1
 	set -- $r
 	[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] || fail=1
-	check_log "$out/console-stock.log" || fail=1
-	report "$rep" "$series" "stock kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, modprobe -r)" $fail "$t"
+	check_log "$out/console-$name.log" || fail=1
+	report "$rep" "$series" "$name kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, modprobe -r)" $fail "$t"
 	return $fail
 }
