@@ -191,21 +191,28 @@ static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
 }
 
 /*
- * The state a WR of @q that the provider failed leaves its QP in. IBA
- * (10.8.3): a send error moves a UD QP to SQE, where its send queue
- * flushes and its receive queue works on; any other error moves a QP to
- * ERR. Under q->lock: an SQE is written under the send queue's lock only,
- * which every send post holds while it reads the state.
+ * Move @q's QP to the state a WR of @q that the provider failed leaves
+ * it in. IBA (10.8.3): a send error moves a UD QP to SQE, where its send
+ * queue flushes and its receive queue works on; any other error moves a
+ * QP to ERR. Under q->lock: an SQE is written under the send queue's lock
+ * only, which every send post holds while it reads the state; and never
+ * over an ERR that the receive queue's completion wrote meanwhile (one
+ * cmpxchg()).
  */
-static enum ib_qp_state ibpost_failed_state(const struct ibpost_queue *q)
+static void ibpost_state_failed(struct ibpost_queue *q)
 	__must_hold(&q->lock)
 {
-	const struct ibpost_qp *qp = q->qp;
+	struct ibpost_qp *qp = q->qp;
+	enum ib_qp_state old;
 
-	if (q->is_send && qp->attr.qp_type == IB_QPT_UD &&
-	    READ_ONCE(qp->state) != IB_QPS_ERR)
-		return IB_QPS_SQE;
-	return IB_QPS_ERR;
+	if (!q->is_send || qp->attr.qp_type != IB_QPT_UD) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		return;
+	}
+	old = READ_ONCE(qp->state);
+	while (old != IB_QPS_ERR && old != IB_QPS_SQE &&
+	       !try_cmpxchg(&qp->state, &old, IB_QPS_SQE))
+		;
 }
 
 /*
@@ -224,7 +231,7 @@ static noinline void ibpost_slot_failed(struct ibpost_queue *q,
 	 * once the sinks are freed with the QP, their keys are gone.
 	 */
 	if (slot->sink && q->sinks)
-		ibpost_sink_dirty(q, slot);
+		ibpost_sink_dirty(q, slot, false);
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		q->stats.flushed++;
 	else
@@ -235,7 +242,7 @@ static noinline void ibpost_slot_failed(struct ibpost_queue *q,
 	 * new about the QP and must not undo a later state change.
 	 */
 	if (!slot->synthetic && READ_ONCE(q->qp->ibqp))
-		WRITE_ONCE(q->qp->state, ibpost_failed_state(q));
+		ibpost_state_failed(q);
 	ibpost_log_wc(q, wc);
 }
 
@@ -531,9 +538,11 @@ static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
 
 /*
  * After the provider's QP is destroyed, or moved to RESET: return every
- * context it did not. @drained says the drain marker completed, so
- * unsignaled send WRs still posted succeeded before it; otherwise their
- * fate is unknown and they are reported flushed. @drop_done (destroy
+ * context it did not. @drained says the drain marker completed, so on
+ * IB and RoCE unsignaled send WRs still posted succeeded before it;
+ * otherwise, and always on iWARP (siw completes a WR posted while it
+ * flushes ahead of the earlier WRs' flushes, so the marker's return says
+ * nothing of them), their fate is unknown and they are reported flushed. @drop_done (destroy
  * only) also forgets the completions nobody fetched; after a device
  * removal they stay for ibpost_get_*_comp(). Callbacks run, under
  * qp->mutex at teardown and RESET, never under dev->qp_lock, which a
@@ -546,7 +555,8 @@ void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 	lockdep_assert_not_held(&q->qp->dev->qp_lock);
 	bh = ibpost_queue_bh_off(q);
 	spin_lock_bh(&q->lock);
-	ibpost_queue_walk(q, ibpost_slot_any, drained, U32_MAX);
+	ibpost_queue_walk(q, ibpost_slot_any,
+			  drained && !ibpost_dev_iwarp(q->qp->dev), U32_MAX);
 	/* Completions nobody fetched go away with the QP. */
 	while (drop_done && !list_empty(&q->done)) {
 		struct ibpost_slot *s = list_first_entry(&q->done,
@@ -727,28 +737,55 @@ u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget)
 	return n;
 }
 
+/* The oldest completion parked in @q into @comp, if any; its slot freed. */
+static bool ibpost_queue_take_done(struct ibpost_queue *q,
+				   struct ibpost_comp *comp)
+{
+	struct ibpost_slot *slot;
+
+	spin_lock_bh(&q->lock);
+	slot = list_first_entry_or_null(&q->done, struct ibpost_slot,
+					done_node);
+	if (slot) {
+		list_del(&slot->done_node);
+		ibpost_slot_comp(slot, comp);
+		slot->state = IBPOST_SLOT_FREE;
+		ibpost_queue_advance(q);
+	}
+	spin_unlock_bh(&q->lock);
+	return slot;
+}
+
+/*
+ * At destroy, after the teardown: hand every completion still parked in
+ * @q to the QP's release callback, in completion order, one at a time
+ * with no lock held. Return: how many.
+ */
+u32 ibpost_queue_release_done(struct ibpost_queue *q)
+{
+	struct ibpost_qp *qp = q->qp;
+	struct ibpost_comp comp;
+	u32 n = 0;
+
+	might_sleep();
+	while (ibpost_queue_take_done(q, &comp)) {
+		qp->attr.release(qp, q->is_send, &comp);
+		n++;
+	}
+	return n;
+}
+
 static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 			   long timeout)
 {
 	bool direct = q->qp->attr.poll_ctx == IB_POLL_DIRECT;
 	unsigned long deadline = jiffies + max(timeout, 0L);
-	struct ibpost_slot *slot;
 	long ret, wait;
 
 	if (q->done_fn)
 		return -EINVAL;
 	for (;;) {
-		spin_lock_bh(&q->lock);
-		slot = list_first_entry_or_null(&q->done, struct ibpost_slot,
-						done_node);
-		if (slot) {
-			list_del(&slot->done_node);
-			ibpost_slot_comp(slot, comp);
-			slot->state = IBPOST_SLOT_FREE;
-			ibpost_queue_advance(q);
-		}
-		spin_unlock_bh(&q->lock);
-		if (slot)
+		if (ibpost_queue_take_done(q, comp))
 			return 1;
 		if (direct && ibpost_qp_poll_direct(q->qp, q))
 			continue;

@@ -167,6 +167,26 @@ void ibpost_debugfs_add_dev(struct ibpost_dev *dev)
 	debugfs_create_file("stats", 0400, dev->debugfs, dev, &stats_fops);
 }
 
+/*
+ * The device's directory follows a rename, so that a later device of the
+ * old name gets its own. A failed rename (a directory of the new name
+ * left by nobody) keeps the old one: the files still work.
+ */
+void ibpost_debugfs_rename_dev(struct ibpost_dev *dev, const char *name)
+{
+	struct dentry *d;
+
+	mutex_lock(&dev->qp_lock);
+	if (dev->debugfs) {
+		d = debugfs_rename(ibpost_debugfs_root, dev->debugfs,
+				   ibpost_debugfs_root, name);
+		if (IS_ERR(d))
+			pr_warn_ratelimited("%s: debugfs directory keeps its old name: %pe\n",
+					    name, d);
+	}
+	mutex_unlock(&dev->qp_lock);
+}
+
 void ibpost_debugfs_remove_dev(struct ibpost_dev *dev)
 {
 	struct dentry *dir;

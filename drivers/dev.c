@@ -278,6 +278,7 @@ static void ibpost_rename_one(struct ib_device *ibdev, void *client_data)
 	spin_lock_irq(&ibpost_dev_lock);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	spin_unlock_irq(&ibpost_dev_lock);
+	ibpost_debugfs_rename_dev(dev, dev_name(&ibdev->dev));
 	ibdev_dbg(ibdev, "ibpost: device renamed\n");
 }
 

@@ -12,30 +12,47 @@
 #include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 
+static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
+{
+	return cq && cq->poll_ctx == IB_POLL_SOFTIRQ &&
+	       test_bit(IRQ_POLL_F_SCHED, &cq->iop.state);
+}
+
 /*
- * ib_free_cq(), once the CQ's QP is gone. On an IB_POLL_SOFTIRQ CQ,
- * ib_core's ib_poll_handler() clears IRQ_POLL_F_SCHED (irq_poll_complete)
- * before it re-arms the CQ (ib_req_notify_cq), so ib_free_cq()'s
- * irq_poll_disable() can return while a handler on another CPU still
- * uses the CQ it then frees (a KASAN use-after-free in
- * rxe_req_notify_cq, seen on 6.12 with two CPUs, and an Oops there on
- * 6.1 in the benchmark's raw side). With the QP destroyed nothing
- * schedules the poll again but a running handler, so wait until none is
- * scheduled and every one that ran has returned: it runs with bottom
- * halves off, which synchronize_rcu() waits for.
+ * ib_free_cq() of @a and @b (NULL: none), once their QP is gone. On an
+ * IB_POLL_SOFTIRQ CQ, ib_core's ib_poll_handler() clears
+ * IRQ_POLL_F_SCHED (irq_poll_complete) before it re-arms the CQ
+ * (ib_req_notify_cq), so ib_free_cq()'s irq_poll_disable() can return
+ * while a handler on another CPU still uses the CQ it then frees (a KASAN
+ * use-after-free in rxe_req_notify_cq, seen on 6.12 with two CPUs, and an
+ * Oops there on 6.1 in the benchmark's raw side). With the QP destroyed
+ * nothing schedules the poll again but a running handler, so wait until
+ * none is scheduled and every one that ran has returned: it runs with
+ * bottom halves off, which synchronize_rcu() waits for. A QP's two CQs
+ * share one grace period.
  *
  * Context: Process context; sleeps.
  */
-static inline void ibpost_free_cq(struct ib_cq *cq)
+static inline void ibpost_free_cqs(struct ib_cq *a, struct ib_cq *b)
 {
-	if (cq->poll_ctx == IB_POLL_SOFTIRQ) {
+	if (a->poll_ctx == IB_POLL_SOFTIRQ ||
+	    (b && b->poll_ctx == IB_POLL_SOFTIRQ)) {
 		do {
-			while (test_bit(IRQ_POLL_F_SCHED, &cq->iop.state))
+			while (ibpost_cq_poll_scheduled(a) ||
+			       ibpost_cq_poll_scheduled(b))
 				usleep_range(100, 200);
 			synchronize_rcu();
-		} while (test_bit(IRQ_POLL_F_SCHED, &cq->iop.state));
+		} while (ibpost_cq_poll_scheduled(a) ||
+			 ibpost_cq_poll_scheduled(b));
 	}
-	ib_free_cq(cq);
+	ib_free_cq(a);
+	if (b)
+		ib_free_cq(b);
+}
+
+static inline void ibpost_free_cq(struct ib_cq *cq)
+{
+	ibpost_free_cqs(cq, NULL);
 }
 
 #endif /* _IBPOST_CQ_H */

@@ -351,6 +351,9 @@ union ibpost_send_copy {
  * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
  * @dirty: @mr's key may still be valid after its READ did not succeed;
  *         revoked by the queue's sink_work (under the queue's lock)
+ * @held: dirty, and @reg may still be with the provider (it took the
+ *        REG_MR and refused the READ): @mr may not be deregistered
+ *        before the provider's QP is destroyed
  * @inv_key: the key the last READ posted with this sink invalidates
  * @pin: the READ's MR, kept in use until then
  */
@@ -361,7 +364,18 @@ struct ibpost_sink {
 	struct ib_sge sge;
 	struct scatterlist sg;
 	bool dirty;
+	bool held;
 	u32 inv_key;
+	struct ibpost_mr *pin;
+};
+
+/*
+ * A held sink's MR and the READ buffer it may still reach, kept aside
+ * from the sink (which gets a fresh MR) until the QP is destroyed.
+ */
+struct ibpost_sink_held {
+	struct ibpost_sink_held *next;
+	struct ib_mr *mr;
 	struct ibpost_mr *pin;
 };
 
@@ -418,6 +432,8 @@ struct ibpost_sink {
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
  * @sink_max_len: the longest READ one sink maps
  * @sink_work: revokes the keys of dirty sinks (see sink.c)
+ * @sinks_held: the MRs of held sinks, kept for ibpost_sinks_free()
+ *              (written by sink_work only)
  */
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
@@ -461,6 +477,7 @@ struct ibpost_queue {
 	struct ibpost_sink *sinks;
 	u32 sink_max_len;
 	struct work_struct sink_work;
+	struct ibpost_sink_held *sinks_held;
 };
 
 /* sink.c: iWARP READ sinks */
@@ -482,7 +499,8 @@ struct ib_send_wr *__ibpost_sink_head(struct ibpost_queue *q,
 				      struct ibpost_slot *slot);
 bool ibpost_sink_reg_index(struct ibpost_queue *q,
 			   const struct ib_send_wr *bad, u32 *idx);
-void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot);
+void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
+		       bool reg_queued);
 
 /* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
 static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
@@ -757,6 +775,7 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 void ibpost_queue_slots_init(struct ibpost_queue *q);
 void ibpost_sync_put(struct ibpost_sync *sync);
 u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
+u32 ibpost_queue_release_done(struct ibpost_queue *q);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -991,6 +1010,7 @@ static inline int ibpost_fault_check(bool armed)
 void ibpost_debugfs_init(void);
 void ibpost_debugfs_exit(void);
 void ibpost_debugfs_add_dev(struct ibpost_dev *dev);
+void ibpost_debugfs_rename_dev(struct ibpost_dev *dev, const char *name);
 void ibpost_debugfs_remove_dev(struct ibpost_dev *dev);
 void ibpost_debugfs_add_qp(struct ibpost_qp *qp);
 void ibpost_debugfs_remove_qp(struct ibpost_qp *qp);

@@ -525,7 +525,7 @@ static u32 ibpost_send_refused(struct ibpost_post *p,
 		return 0;
 	slot = ibpost_post_slot(p, i);
 	if (slot->sink)
-		ibpost_sink_dirty(q, slot);
+		ibpost_sink_dirty(q, slot, true);
 	return i;
 }
 
@@ -584,8 +584,10 @@ static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
 static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 {
 	struct ibpost_queue *q = p->q;
-	u32 k;
+	struct ibpost_slot *slot;
 	int ret = 0;
+	bool reg;
+	u32 k;
 
 	/* Once per post: not again when iWARP's busy provider is retried. */
 	if (!p->hooked) {
@@ -596,16 +598,27 @@ static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 	    (u32)p->refuse - p->off >= m)
 		return ibpost_provider_post(p, m, done);
 	k = p->refuse - p->off;
-	if (k) {
-		if (q->is_send)
-			q->stage.send[k - 1].send.next = NULL;
-		else
-			q->stage.recv[k - 1].next = NULL;
-		ret = ibpost_provider_post(p, k, done);
-	}
-	if (!ret)
-		*done = k;
-	return ret ?: -EIO;
+	/*
+	 * An iWARP READ's sink REG_MR goes first in the chain: "the
+	 * provider" takes it and refuses the READ, as a provider posting one
+	 * WR after another would.
+	 */
+	slot = ibpost_post_slot(p, k);
+	reg = q->is_send && slot->sink;
+	if (reg)
+		__ibpost_sink_head(q, slot)->next = NULL;
+	else if (k && q->is_send)
+		q->stage.send[k - 1].send.next = NULL;
+	else if (k)
+		q->stage.recv[k - 1].next = NULL;
+	if (k || reg)
+		ret = ibpost_provider_post(p, k + reg, done);
+	if (ret)
+		return ret;
+	*done = k;
+	if (reg)
+		ibpost_sink_dirty(q, slot, true);
+	return -EIO;
 }
 #else
 static __always_inline int ibpost_submit_hooked(struct ibpost_post *p, u32 m,
@@ -719,10 +732,10 @@ static __always_inline void ibpost_submit(struct ibpost_post *p)
 	if (!m)
 		return;
 	/*
-	 * Read for every batch: a completion may have moved the QP to ERR
-	 * (or a UD QP's send queue to SQE) while an earlier batch was with
-	 * the provider. From then on every batch is flushed by ibpost, as a
-	 * later post would be.
+	 * Read again for every batch: a completion may have moved the QP to
+	 * ERR (or a UD QP's send queue to SQE) while an earlier batch was
+	 * with the provider. From then on every batch is flushed by ibpost,
+	 * as a later post would be; never the other way round.
 	 */
 	if (unlikely(ibpost_queue_flushing(p->qp, p->q)))
 		p->synthetic = true;
@@ -761,6 +774,14 @@ static __always_inline void ibpost_post_begin(struct ibpost_post *p,
 	if (p->ret)
 		p->rule = p->ret == -ENODEV ? IBPOST_RULE_DEVICE_GONE :
 					      IBPOST_RULE_NOT_CONNECTED;
+	/*
+	 * One decision per post: a chain that found the QP in ERR is flushed
+	 * by ibpost to its end. The state is written under the send queue's
+	 * lock, so a receive chain can see it change under its own: ERR to
+	 * RESET (where the provider refuses it) must not send it there.
+	 */
+	else
+		p->synthetic = ibpost_queue_flushing(p->qp, p->q);
 }
 
 /*

@@ -66,7 +66,10 @@ static void ibpost_rq_barrier(struct ibpost_qp *qp)
 
 /*
  * Record a state the QP was moved to, under both queue locks in turn;
- * with @any false only if ibpost's view is still @from.
+ * with @any false only if ibpost's view is still @from. That test and the
+ * write are one cmpxchg(): a failed WR's completion writes ERR under its
+ * own queue's lock (comp.c), which may be the receive queue's, and must
+ * not be lost to a move from @from decided before it.
  */
 static void ibpost_state_move(struct ibpost_qp *qp, bool any,
 			      enum ib_qp_state from, enum ib_qp_state to)
@@ -74,9 +77,10 @@ static void ibpost_state_move(struct ibpost_qp *qp, bool any,
 	enum ib_qp_state old;
 
 	spin_lock_bh(&qp->sq.lock);
-	old = qp->state;
-	if (any || old == from)
-		WRITE_ONCE(qp->state, to);
+	if (any)
+		old = xchg(&qp->state, to);
+	else
+		old = cmpxchg(&qp->state, from, to);
 	spin_unlock_bh(&qp->sq.lock);
 	if (!any && old != from)
 		return;
@@ -408,8 +412,7 @@ out_free_send_cq:
 /* Undo ibpost_qp_create_cqs(). */
 static void ibpost_qp_free_cqs(struct ibpost_qp *qp)
 {
-	ibpost_free_cq(qp->rq.cq);
-	ibpost_free_cq(qp->sq.cq);
+	ibpost_free_cqs(qp->rq.cq, qp->sq.cq);
 }
 
 /* The provider's QP on the QP's CQs, through rdma_cm when @id is set. */
@@ -863,14 +866,16 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 		ib_destroy_qp(qp->ibqp);
 	WRITE_ONCE(qp->ibqp, NULL);
 	ibpost_drain_cleanup(qp);
-	ibpost_free_cq(qp->rq.cq);
+	ibpost_free_cqs(qp->rq.cq, qp->sq.cq);
 	qp->rq.cq = NULL;
-	ibpost_free_cq(qp->sq.cq);
 	qp->sq.cq = NULL;
 	ibpost_sinks_free(&qp->sq);
-	/* Anything the provider did not return comes back flushed. */
-	ibpost_queue_flush(&qp->sq, drained, !removal);
-	ibpost_queue_flush(&qp->rq, drained, !removal);
+	/*
+	 * Anything the provider did not return comes back flushed; what
+	 * nobody fetched stays after a removal, and for a release callback.
+	 */
+	ibpost_queue_flush(&qp->sq, drained, !removal && !qp->attr.release);
+	ibpost_queue_flush(&qp->rq, drained, !removal && !qp->attr.release);
 	WRITE_ONCE(qp->poller, NULL);
 out_unlock:
 	mutex_unlock(&qp->mutex);
@@ -881,9 +886,12 @@ out_unlock:
  * @qp: the QP, or NULL
  *
  * Every context posted on @qp comes back (a success, an error or a flush
- * completion) before this returns; contexts still queued for
- * ibpost_get_*_comp() are dropped with the QP. Works on a QP whose device
- * has been removed, and while its completion callbacks deregister MRs.
+ * completion) before this returns. Completions still queued for
+ * ibpost_get_*_comp() (parked, or flushed by the teardown or an earlier
+ * device removal) go to the QP's @release callback, one call each in
+ * completion order, the send queue's first; without one they are dropped
+ * with the QP. Works on a QP whose device has been removed, and while its
+ * completion callbacks deregister MRs.
  *
  * Context: Process context; may sleep. Not from @qp's own callbacks.
  * Return: nothing.
@@ -896,7 +904,11 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 		return;
 	dev = qp->dev;
 	ibpost_qp_teardown(qp, false);
-	/* After a removal's teardown: forget what nobody fetched. */
+	if (qp->attr.release) {
+		ibpost_queue_release_done(&qp->sq);
+		ibpost_queue_release_done(&qp->rq);
+	}
+	/* Without a release callback: forget what nobody fetched. */
 	ibpost_queue_flush(&qp->sq, false, true);
 	ibpost_queue_flush(&qp->rq, false, true);
 	mutex_lock(&dev->qp_lock);

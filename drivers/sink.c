@@ -32,10 +32,18 @@
  * only then lets the buffer go. A dirty sink is never registered again;
  * after a failed READ the QP is in ERR anyway, where nothing reaches the
  * provider.
+ *
+ * A provider that takes the REG_MR and refuses the READ in the same call
+ * leaves the REG_MR queued: its MR may not be deregistered while the
+ * provider may still execute it. Such a sink is "held": the work item
+ * gives the sink a fresh MR and keeps the old one, with the READ's buffer
+ * pinned (its key may become valid), until the provider's QP is destroyed
+ * (ibpost_sinks_free()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/slab.h>
 #include "ibpost_internal.h"
 
 static void ibpost_sink_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -66,9 +74,10 @@ static void ibpost_sink_work(struct work_struct *work)
 {
 	struct ibpost_queue *q = container_of(work, struct ibpost_queue,
 					      sink_work);
+	struct ibpost_sink_held *h;
 	struct ibpost_mr *pin;
 	struct ib_mr *old, *mr;
-	bool dirty;
+	bool dirty, held;
 	u32 i;
 
 	for (i = 0; i <= q->mask; i++) {
@@ -76,13 +85,21 @@ static void ibpost_sink_work(struct work_struct *work)
 
 		spin_lock_bh(&q->lock);
 		dirty = s->dirty;
+		held = s->held;
 		old = s->mr;
 		spin_unlock_bh(&q->lock);
 		if (!dirty)
 			continue;
-		/* Dirty: never registered again, so @old is ours alone. */
-		if (old)
+		h = NULL;
+		if (held) {
+			/* No room to keep it aside: the sink stays dirty. */
+			h = kmalloc(sizeof(*h), GFP_KERNEL);
+			if (!h)
+				continue;
+		} else if (old) {
+			/* Dirty: never registered again, @old is ours alone. */
 			ib_dereg_mr(old);
+		}
 		mr = ibpost_sink_mr(q);
 		spin_lock_bh(&q->lock);
 		s->mr = IS_ERR(mr) ? NULL : mr;
@@ -90,7 +107,15 @@ static void ibpost_sink_work(struct work_struct *work)
 		pin = s->pin;
 		s->pin = NULL;
 		s->dirty = false;
+		s->held = false;
 		spin_unlock_bh(&q->lock);
+		if (h) {
+			h->mr = old;
+			h->pin = pin;
+			h->next = q->sinks_held;
+			q->sinks_held = h;
+			continue;
+		}
 		ibpost_mr_put_users(&pin, pin ? 1 : 0);
 	}
 }
@@ -138,6 +163,15 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 	if (!q->sinks)
 		return;
 	flush_work(&q->sink_work);
+	while (q->sinks_held) {
+		struct ibpost_sink_held *h = q->sinks_held;
+
+		q->sinks_held = h->next;
+		if (h->mr)
+			ib_dereg_mr(h->mr);
+		ibpost_mr_put_users(&h->pin, h->pin ? 1 : 0);
+		kfree(h);
+	}
 	for (i = 0; i <= q->mask; i++) {
 		struct ibpost_sink *s = &q->sinks[i];
 
@@ -150,11 +184,14 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 }
 
 /*
- * @slot's READ did not succeed, or was not queued while its REG_MR was:
- * its sink's key may be valid over the READ's buffer. Keep the buffer
- * pinned and have the work item revoke the key (see above).
+ * @slot's READ did not succeed, or was not queued while its REG_MR was
+ * (@reg_queued): its sink's key may be valid over the READ's buffer. Keep
+ * the buffer pinned and have the work item revoke the key, or, while the
+ * REG_MR may still be with the provider, keep both until the QP is
+ * destroyed (see above).
  */
-void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
+void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
+		       bool reg_queued)
 {
 	struct ibpost_sink *s = &q->sinks[slot - q->slots];
 
@@ -162,6 +199,7 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot)
 	if (WARN_ON_ONCE(s->dirty || slot->nmr + slot->nhit != 1))
 		return;
 	s->dirty = true;
+	s->held = reg_queued;
 	/* The pin counts a user of its own, past the slot's release. */
 	s->pin = slot->nhit ? ibpost_mr_hit_pin(q) : ibpost_slot_mrs(q, slot)[0];
 	slot->nmr = 0;

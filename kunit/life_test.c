@@ -15,7 +15,9 @@
  *   completion callback before the post call returned;
  * - the provider refusing part of a chain (a test hook), and the signal
  *   interval counted from what was really queued;
- * - a memory registration whose WR stalls past sync_timeout_ms.
+ * - a memory registration whose WR stalls past sync_timeout_ms;
+ * - a polling consumer's destroy handing back what it never fetched;
+ * - an iWARP READ refused after its sink's REG_MR was taken.
  */
 #include <linux/delay.h>
 #include <linux/fs.h>
@@ -613,6 +615,190 @@ static void ibpost_life_send_callback_dereg_remote_workqueue(struct kunit *test)
 	life_send_callback_dereg_remote(test, IB_POLL_WORKQUEUE);
 }
 
+/* What the release callback was handed, in order. */
+#define LIFE_REL_MAX	8
+static struct life_released {
+	int n;
+	long ctx[LIFE_REL_MAX];
+	bool send[LIFE_REL_MAX];
+	enum ib_wc_status status[LIFE_REL_MAX];
+} life_rel;
+
+static void life_release(struct ibpost_qp *qp, bool send,
+			 const struct ibpost_comp *comp)
+{
+	struct life_released *r = &life_rel;
+
+	might_sleep();
+	if (r->n < LIFE_REL_MAX) {
+		r->ctx[r->n] = (long)comp->context;
+		r->send[r->n] = send;
+		r->status[r->n] = comp->status;
+	}
+	r->n++;
+}
+
+/*
+ * A polling consumer destroys its QPs without fetching: every context
+ * comes back once through the release callback, in completion order.
+ * b's two receives that got data (parked successes), then its two that
+ * did not (flushed by the teardown); then a's two SENDs.
+ */
+static void ibpost_life_destroy_releases_parked(struct kunit *test)
+{
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *b;
+	u8 *ab, *bb;
+	int i;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_inline_data = 64;
+	attr.release = life_release;
+	p = ibpost_test_pair(test, &attr);
+	ab = p->abuf.buf;
+	bb = p->bbuf.buf;
+	memset(&life_rel, 0, sizeof(life_rel));
+	ibpost_test_fill(ab, 128, 5);
+	ibpost_test_fill(bb, 256, 6);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, (void *)(long)(i + 1),
+						 bb + 64 * i, 64, p->bbuf.mr));
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, (void *)(100L + i),
+						 ab + 64 * i, 64, p->abuf.mr,
+						 IB_SEND_SIGNALED));
+	/* Both SENDs landed: b's first two receives completed. */
+	for (i = 0; i < 500 && memcmp(bb + 64, ab + 64, 64); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_EQ_MSG(test, 0, memcmp(bb, ab, 128),
+			    "the two SENDs did not land in 5 s");
+	b = p->b;
+	p->b = NULL;
+	ibpost_qp_destroy(b);
+	KUNIT_ASSERT_EQ(test, life_rel.n, 4);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, life_rel.ctx[i], i + 1L);
+		KUNIT_EXPECT_FALSE(test, life_rel.send[i]);
+		KUNIT_EXPECT_EQ(test, life_rel.status[i],
+				i < 2 ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR);
+	}
+	/* a's SENDs: acknowledged or flushed by b's end, but each once. */
+	a = p->a;
+	p->a = NULL;
+	ibpost_qp_destroy(a);
+	KUNIT_ASSERT_EQ(test, life_rel.n, 6);
+	for (i = 4; i < 6; i++) {
+		KUNIT_EXPECT_EQ(test, life_rel.ctx[i], 96L + i);
+		KUNIT_EXPECT_TRUE(test, life_rel.send[i]);
+	}
+	KUNIT_EXPECT_EQ(test, ibpost_test_mr_users(p->abuf.mr), 0);
+	KUNIT_EXPECT_EQ(test, ibpost_test_mr_users(p->bbuf.mr), 0);
+}
+
+/*
+ * An unsignaled WRITE that landed, its slot still posted (nothing
+ * signaled followed it), then destroy: on IB and RoCE the drain marker
+ * proves it succeeded, and no context comes back; on iWARP the marker
+ * proves nothing (siw completes out of order while it flushes), so it
+ * comes back flushed, to the release callback.
+ */
+static void ibpost_life_destroy_iwarp_unsignaled_flushed(struct kunit *test)
+{
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a;
+	u8 *ab, *bw;
+	bool iwarp;
+	int i;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_inline_data = 64;
+	attr.release = life_release;
+	p = ibpost_test_pair(test, &attr);
+	iwarp = ibpost_test_iwarp(p->dev);
+	ab = p->abuf.buf;
+	bw = p->bw.buf;
+	memset(&life_rel, 0, sizeof(life_rel));
+	ibpost_test_fill(ab, 256, 11);
+	ibpost_test_fill(bw, 256, 12);
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_write(p->a, (void *)300L, ab, 256,
+					  p->abuf.mr, 0,
+					  ibpost_mr_remote_addr(p->bw.mr),
+					  ibpost_mr_rkey(p->bw.mr)));
+	for (i = 0; i < 500 && memcmp(bw, ab, 256); i++)
+		usleep_range(10000, 20000);
+	KUNIT_ASSERT_EQ_MSG(test, 0, memcmp(bw, ab, 256),
+			    "the WRITE did not land in 5 s");
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->a, true), 1U);
+	a = p->a;
+	p->a = NULL;
+	ibpost_qp_destroy(a);
+	KUNIT_ASSERT_EQ_MSG(test, life_rel.n, iwarp ? 1 : 0,
+			    "%s: %d contexts came back for one unsignaled WRITE that landed",
+			    iwarp ? "iWARP" : "IB/RoCE", life_rel.n);
+	if (iwarp) {
+		KUNIT_EXPECT_EQ(test, life_rel.ctx[0], 300L);
+		KUNIT_EXPECT_TRUE(test, life_rel.send[0]);
+		KUNIT_EXPECT_EQ(test, life_rel.status[0], IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_EQ(test, ibpost_test_mr_users(p->abuf.mr), 0);
+}
+
+/*
+ * The provider takes an iWARP READ's sink REG_MR and refuses the READ
+ * itself (the SUBMIT hook): that REG_MR may still run, so the sink's MR,
+ * and the READ's buffer its key may open, are kept until the QP is
+ * destroyed: the buffer's MR deregisters with -EBUSY until then. A READ
+ * in the same slot after it gets a fresh sink and its data. Without
+ * sinks (IB, RoCE) nothing is kept.
+ */
+static void ibpost_life_refused_read_holds_sink(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	u64 raddr = ibpost_mr_remote_addr(p->br.mr);
+	u32 rkey = ibpost_mr_rkey(p->br.mr);
+	struct ibpost_gate *g;
+	struct ibpost_mr *mr;
+	struct ibpost_qp *a;
+	bool iwarp;
+	u8 *buf;
+
+	iwarp = ibpost_test_iwarp(p->dev);
+	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ibpost_test_fill(buf, 4096, 21);
+	ibpost_test_fill(p->br.buf, 4096, 22);
+	mr = ibpost_reg_msgs(p->dev, buf, 4096);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	g = ibpost_gate(test, IBPOST_HOOK_SUBMIT);
+	g->refuse = 1;				/* from WR 0 on */
+	KUNIT_EXPECT_EQ(test, -EIO,
+			ibpost_post_read(p->a, (void *)1L, buf, 256, mr,
+					 IB_SEND_SIGNALED, raddr, rkey));
+	/* The sink's work item has run, if it was to release anything. */
+	msleep(100);
+	if (!iwarp) {
+		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr));
+		return;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, -EBUSY, ibpost_dereg_mr(mr),
+			    "the buffer went while its sink's REG_MR may run");
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_read(p->a, (void *)2L, buf, 256, mr,
+					 IB_SEND_SIGNALED, raddr, rkey));
+	ibpost_test_send_ok(test, p->a, (void *)2L);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, p->br.buf, 256));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_dereg_mr(mr));
+	a = p->a;
+	p->a = NULL;
+	ibpost_qp_destroy(a);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr));
+}
+
 static struct kunit_case ibpost_life_cases[] = {
 	KUNIT_CASE(ibpost_life_ring_wraps),
 	KUNIT_CASE(ibpost_life_err_unsignaled_destroyed),
@@ -626,6 +812,9 @@ static struct kunit_case ibpost_life_cases[] = {
 	KUNIT_CASE(ibpost_life_callback_dereg_direct),
 	KUNIT_CASE(ibpost_life_send_callback_dereg_remote_direct),
 	KUNIT_CASE(ibpost_life_send_callback_dereg_remote_workqueue),
+	KUNIT_CASE(ibpost_life_destroy_releases_parked),
+	KUNIT_CASE(ibpost_life_destroy_iwarp_unsignaled_flushed),
+	KUNIT_CASE(ibpost_life_refused_read_holds_sink),
 	{}
 };
 

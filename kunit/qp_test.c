@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Suite ibpost_qp: QP creation with granted capacities, loopback connect,
- * and destroy returning every posted context, on the live device.
+ * destroy returning every posted context, and receive chains racing a
+ * RESET, on the live device.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/bitmap.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_test_access.h"
 
 static void ibpost_qp_create_rc_reports_granted_caps(struct kunit *test)
 {
@@ -329,6 +332,139 @@ static void ibpost_qp_recv_list_full_queue_is_enomem(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, bad, &wr[got.max_recv_wr]);
 }
 
+/*
+ * Receive chains posted while the QP cycles ERR -> RESET -> INIT: a
+ * chain decides once, so each returns 0 (INIT, or ERR: flushed by
+ * ibpost), -ENOTCONN (RESET) or -ENOMEM (a full ring in INIT, with
+ * bad_wr at the first WR not queued), never the provider's refusal of a
+ * QP in RESET; every queued WR's context comes back once. The case
+ * counts the RESETs that began with a chain in flight and fails at 0.
+ */
+#define QP_CYCLE_CHAIN	16
+#define QP_CYCLE_ROUNDS	60
+
+struct qp_cycle {
+	struct ibpost_qp *qp;
+	struct ibpost_mr *mr;
+	u8 *buf;
+	atomic_long_t returned;
+	atomic_t seq;		/* odd while a chain is being posted */
+	long queued, enotconn, enomem, other;
+	int other_ret;
+	bool stop;
+};
+
+static void qp_cycle_recv_done(struct ibpost_qp *qp, void *ctx,
+			       const struct ib_wc *wc)
+{
+	struct qp_cycle *c = ibpost_qp_priv(qp);
+
+	atomic_long_inc(&c->returned);
+}
+
+static int qp_cycle_poster(void *arg)
+{
+	struct qp_cycle *c = arg;
+	struct ib_recv_wr wr[QP_CYCLE_CHAIN];
+	struct ib_sge sge[QP_CYCLE_CHAIN];
+	const struct ib_recv_wr *bad;
+	int i, ret;
+
+	for (i = 0; i < QP_CYCLE_CHAIN; i++) {
+		if (ibpost_mr_sge(c->mr, c->buf + 64 * i, 64, &sge[i]))
+			return -EINVAL;
+		wr[i].wr_id = i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < QP_CYCLE_CHAIN ? &wr[i + 1] : NULL;
+	}
+	while (!READ_ONCE(c->stop)) {
+		bad = NULL;
+		atomic_inc(&c->seq);
+		ret = ibpost_post_recv_list(c->qp, wr, &bad);
+		atomic_inc(&c->seq);
+		if (!ret) {
+			c->queued += QP_CYCLE_CHAIN;
+		} else if (ret == -ENOTCONN && bad == wr) {
+			c->enotconn++;
+		} else if (ret == -ENOMEM && bad) {
+			c->queued += bad - wr;
+			c->enomem++;
+		} else {
+			c->other++;
+			c->other_ret = ret;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+static void ibpost_qp_recv_chains_across_reset(struct kunit *test)
+{
+	struct ib_qp_attr qa = {};
+	struct ibpost_test_pair *p;
+	struct ibpost_test_thread *t;
+	struct ibpost_test_queue tq;
+	struct ibpost_qp_attr attr;
+	struct qp_cycle *c;
+	int round, straddled = 0, s0, ret;
+	unsigned long deadline;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_recv_wr = 4 * QP_CYCLE_CHAIN;
+	attr.recv_done = qp_cycle_recv_done;
+	attr.priv = c;
+	p = ibpost_test_pair(test, &attr);
+	ibpost_test_need_ib(test, p->dev,
+			    "INIT by hand after RESET exists on IB/RoCE only (rdma_cm moves iWARP QPs)");
+	c->qp = p->b;
+	c->mr = p->bbuf.mr;
+	c->buf = p->bbuf.buf;
+	ibpost_test_fill(c->buf, 64 * QP_CYCLE_CHAIN, 9);
+	t = ibpost_test_run(test, qp_cycle_poster, c);
+	for (round = 0; round < QP_CYCLE_ROUNDS; round++) {
+		qa.qp_state = IB_QPS_ERR;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa,
+							  IB_QP_STATE));
+		usleep_range(200, 400);
+		s0 = atomic_read(&c->seq);
+		qa.qp_state = IB_QPS_RESET;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa,
+							  IB_QP_STATE));
+		if ((s0 & 1) && atomic_read(&c->seq) != s0)
+			straddled++;
+		usleep_range(200, 400);
+		ibpost_test_connect(test, p->b, p->a, IB_QPS_INIT, 12, 7);
+		usleep_range(200, 400);
+	}
+	WRITE_ONCE(c->stop, true);
+	KUNIT_ASSERT_TRUE(test, ibpost_test_join(t, 30 * HZ, &ret));
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* What INIT holds comes back flushed at the last RESET. */
+	qa.qp_state = IB_QPS_ERR;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	qa.qp_state = IB_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	deadline = jiffies + 5 * HZ;
+	while (atomic_long_read(&c->returned) < c->queued &&
+	       time_before(jiffies, deadline))
+		usleep_range(10000, 20000);
+	kunit_info(test, "%d rounds: %ld WRs queued, %ld chains -ENOTCONN, %ld -ENOMEM; %d RESETs began with a chain in flight",
+		   QP_CYCLE_ROUNDS, c->queued, c->enotconn, c->enomem,
+		   straddled);
+	ibpost_test_queue_get(p->b, false, &tq);
+	KUNIT_EXPECT_EQ_MSG(test, c->other, 0L,
+			    "%ld chains returned another errno (last %d); the provider refused %u posts",
+			    c->other, c->other_ret, tq.provider_errors);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&c->returned), c->queued);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->b, false), 0U);
+	KUNIT_EXPECT_GT(test, c->enotconn, 0L);
+	KUNIT_EXPECT_GT_MSG(test, straddled, 0,
+			    "no RESET began while a chain was being posted");
+}
+
 static struct kunit_case ibpost_qp_cases[] = {
 	KUNIT_CASE(ibpost_qp_create_rc_reports_granted_caps),
 	KUNIT_CASE(ibpost_qp_create_ud_is_rts_with_qkey),
@@ -341,6 +477,7 @@ static struct kunit_case ibpost_qp_cases[] = {
 	KUNIT_CASE(ibpost_qp_recv_list_in_reset_is_enotconn),
 	KUNIT_CASE(ibpost_qp_recv_list_bad_sge_partial_post),
 	KUNIT_CASE(ibpost_qp_recv_list_full_queue_is_enomem),
+	KUNIT_CASE(ibpost_qp_recv_chains_across_reset),
 	{}
 };
 

@@ -21,6 +21,7 @@
 #define RACE_DEV	"rxe2"
 #define RACE_NETDEV	"d2"
 #define RACE_LEN	4096
+#define RACE_DBG	"/sys/kernel/debug/ibpost/"
 
 struct race {
 	struct kunit *test;
@@ -283,9 +284,16 @@ static void ibpost_race_callback_dereg_removal_direct(struct kunit *test)
 	race_callback_dereg(test, IB_POLL_DIRECT);
 }
 
+/* 0 when ibpost's debugfs has a directory @name and none @old. */
+static int race_debugfs_named(const char *name, const char *old)
+{
+	return ibpost_test_sh("[ -e " RACE_DBG "%s/stats ] && [ ! -e " RACE_DBG "%s ]",
+			      name, old);
+}
+
 /*
  * A renamed device keeps its handle and is found under its new name
- * only; QPs are still made on it.
+ * only, its debugfs directory too; QPs are still made on it.
  */
 static void ibpost_race_rename(struct kunit *test)
 {
@@ -300,6 +308,8 @@ static void ibpost_race_rename(struct kunit *test)
 	if (!IS_ERR(found))
 		ibpost_dev_put(found);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_dev_get(RACE_DEV)), -ENODEV);
+	KUNIT_EXPECT_EQ_MSG(test, 0, race_debugfs_named(RACE_DEV "r", RACE_DEV),
+			    "the debugfs directory kept the old name");
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	ibpost_test_qp(test, dev, &attr);
 	KUNIT_EXPECT_EQ(test, 0,
@@ -308,6 +318,7 @@ static void ibpost_race_rename(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, found, dev);
 	if (!IS_ERR(found))
 		ibpost_dev_put(found);
+	KUNIT_EXPECT_EQ(test, 0, race_debugfs_named(RACE_DEV, RACE_DEV "r"));
 }
 
 /* An MR or an address handle of another device is refused: -EINVAL. */

@@ -181,8 +181,7 @@ static void bench_raw_side_destroy(struct bench_run *run,
 {
 	ib_destroy_qp(s->qp);
 	/* Not ib_free_cq(): see ibpost_cq.h. */
-	ibpost_free_cq(s->rcq);
-	ibpost_free_cq(s->scq);
+	ibpost_free_cqs(s->rcq, s->scq);
 	kfree(s->txq.ctx);
 }
 

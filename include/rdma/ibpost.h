@@ -28,6 +28,7 @@
 
 struct ibpost_dev;
 struct ibpost_qp;
+struct ibpost_comp;
 
 /* ---- Devices ---------------------------------------------------------- */
 
@@ -78,6 +79,12 @@ void ibpost_unregister_client(struct ibpost_client *client);
  * @recv_done: called once per returned receive context; NULL queues it
  *             for ibpost_get_recv_comp()
  * @priv: the consumer's pointer, returned by ibpost_qp_priv()
+ * @release: for a queue without a callback: called by ibpost_qp_destroy(),
+ *           before it returns, once per completion still queued for
+ *           ibpost_get_*_comp() (@send says which queue), so that a
+ *           consumer freeing per-request objects gets every context
+ *           back; process context, no ibpost lock held; it must not
+ *           call ibpost on @qp. NULL: such completions are dropped.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -92,6 +99,8 @@ struct ibpost_qp_attr {
 	void (*recv_done)(struct ibpost_qp *qp, void *context,
 			  const struct ib_wc *wc);
 	void *priv;
+	void (*release)(struct ibpost_qp *qp, bool send,
+			const struct ibpost_comp *comp);
 };
 
 struct rdma_cm_id;
