@@ -374,6 +374,8 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (q->tail != slot->pos && ibpost_send_done_before(q, wc))
 		ibpost_send_reclaim_before(q, slot);
+	if (unlikely(q->held_wait) && wc->status == IB_WC_SUCCESS)
+		ibpost_sink_held_done(q, slot->pos);
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
 	ibpost_slot_finish(q, slot, wc, deliver, bh);
@@ -542,9 +544,9 @@ static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
  * IB and RoCE unsignaled send WRs still posted succeeded before it;
  * otherwise, and always on iWARP (siw completes a WR posted while it
  * flushes ahead of the earlier WRs' flushes, so the marker's return says
- * nothing of them), their fate is unknown and they are reported flushed. @drop_done (destroy
- * only) also forgets the completions nobody fetched; after a device
- * removal they stay for ibpost_get_*_comp(). Callbacks run, under
+ * nothing of them), their fate is unknown and they are reported flushed.
+ * @drop_done (destroy only) also forgets the completions nobody fetched;
+ * after a device removal they stay for ibpost_get_*_comp(). Callbacks run, under
  * qp->mutex at teardown and RESET, never under dev->qp_lock, which a
  * callback's ibpost_dereg_mr() takes.
  */

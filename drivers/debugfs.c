@@ -177,7 +177,7 @@ void ibpost_debugfs_rename_dev(struct ibpost_dev *dev, const char *name)
 	struct dentry *d;
 
 	mutex_lock(&dev->qp_lock);
-	if (dev->debugfs) {
+	if (!IS_ERR_OR_NULL(dev->debugfs)) {
 		d = debugfs_rename(ibpost_debugfs_root, dev->debugfs,
 				   ibpost_debugfs_root, name);
 		if (IS_ERR(d))

@@ -322,6 +322,24 @@ void ibpost_test_qp_failed(struct ibpost_qp *qp)
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_failed, IBPOST_NS);
 
 /**
+ * ibpost_test_set_state_from - move ibpost's view of @qp from @from to @to
+ * @qp: the QP
+ * @from: the state it must still be in
+ * @to: the state then recorded
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only. What
+ * rdma_cm's ESTABLISHED does to an iWARP QP (INIT to RTS), on any QP.
+ *
+ * Context: Process context.
+ */
+void ibpost_test_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
+				enum ib_qp_state to)
+{
+	ibpost_set_state_from(qp, from, to);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_set_state_from, IBPOST_NS);
+
+/**
  * ibpost_test_qp_cm_res - the restrack id of a QP's rdma_cm id
  * @qp: a QP made by ibpost_qp_create_cm()
  * @res_id: set to the restrack id ibpost recorded for the cm_id

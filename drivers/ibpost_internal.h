@@ -352,8 +352,9 @@ union ibpost_send_copy {
  * @dirty: @mr's key may still be valid after its READ did not succeed;
  *         revoked by the queue's sink_work (under the queue's lock)
  * @held: dirty, and @reg may still be with the provider (it took the
- *        REG_MR and refused the READ): @mr may not be deregistered
- *        before the provider's QP is destroyed
+ *        REG_MR and refused the READ): @mr may not be deregistered before
+ *        a later send WR succeeded or the provider's QP is destroyed
+ * @held_pos: then, the ring position of the READ refused
  * @inv_key: the key the last READ posted with this sink invalidates
  * @pin: the READ's MR, kept in use until then
  */
@@ -365,18 +366,21 @@ struct ibpost_sink {
 	struct scatterlist sg;
 	bool dirty;
 	bool held;
+	u32 held_pos;
 	u32 inv_key;
 	struct ibpost_mr *pin;
 };
 
 /*
  * A held sink's MR and the READ buffer it may still reach, kept aside
- * from the sink (which gets a fresh MR) until the QP is destroyed.
+ * from the sink (which gets a fresh MR) until a send WR posted at or
+ * after @pos succeeded, or the QP is destroyed.
  */
 struct ibpost_sink_held {
 	struct ibpost_sink_held *next;
 	struct ib_mr *mr;
 	struct ibpost_mr *pin;
+	u32 pos;
 };
 
 /* Pages one iWARP READ sink registration maps: up to 1 MiB per READ. */
@@ -432,8 +436,12 @@ struct ibpost_sink_held {
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
  * @sink_max_len: the longest READ one sink maps
  * @sink_work: revokes the keys of dirty sinks (see sink.c)
- * @sinks_held: the MRs of held sinks, kept for ibpost_sinks_free()
- *              (written by sink_work only)
+ * @sinks_held: the MRs of held sinks, kept aside (written by sink_work
+ *              only)
+ * @held_wait: a held sink waits for a send WR at or after @held_pos to
+ *             succeed (under @lock)
+ * @held_pos: the latest held sink's READ position
+ * @held_done: a send WR at @held_done or later succeeded (under @lock)
  */
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
@@ -478,6 +486,9 @@ struct ibpost_queue {
 	u32 sink_max_len;
 	struct work_struct sink_work;
 	struct ibpost_sink_held *sinks_held;
+	bool held_wait;
+	u32 held_pos;
+	u32 held_done;
 };
 
 /* sink.c: iWARP READ sinks */
@@ -501,6 +512,7 @@ bool ibpost_sink_reg_index(struct ibpost_queue *q,
 			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
 		       bool reg_queued);
+void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos);
 
 /* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
 static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
@@ -644,6 +656,7 @@ struct ibpost_send_fast {
  * @poller: the task polling this QP's DIRECT CQs, or running its
  *          callbacks at teardown or RESET, under @mutex, so that a
  *          callback's own wait or state change does not take @mutex again
+ * @releasing: the task running ibpost_qp_destroy()'s release calls
  * @removal_seen: device removal has torn this QP down (or found it torn
  *                down); under dev->qp_lock
  * @dev: the device (holds a reference)
@@ -696,6 +709,7 @@ struct ibpost_qp {
 	struct mutex mutex;	/* see the kernel-doc above */
 	struct lock_class_key mutex_key;
 	struct task_struct *poller;
+	struct task_struct *releasing;
 	bool removal_seen;
 	struct ibpost_dev *dev;
 	struct ib_qp *ibqp;
@@ -892,7 +906,7 @@ static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
 	if (unlikely(qp->dead || test_bit(IBPOST_DEV_REMOVING,
 					  &qp->dev->flags)))
 		return -ENODEV;
-	switch (qp->state) {
+	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
 	case IB_QPS_SQE:	/* IBA: sends are flushed, receives work */
 	case IB_QPS_ERR:

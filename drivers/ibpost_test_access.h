@@ -24,6 +24,8 @@ enum ibpost_hook {
 	IBPOST_HOOK_DEREG_BUSY,		/* dereg found users, MR lock held */
 	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
 	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
+	IBPOST_HOOK_STATE_FROM,		/* a move from a state, before its
+					 * write (a queue lock held) */
 	IBPOST_HOOK_NR,
 };
 
@@ -105,6 +107,8 @@ bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);
 struct ibpost_dev *ibpost_test_qp_dev(struct ibpost_qp *qp);
 enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp);
 void ibpost_test_qp_failed(struct ibpost_qp *qp);
+void ibpost_test_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
+				enum ib_qp_state to);
 bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id);
 bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp);
 void ibpost_test_qp_lock(struct ibpost_qp *qp);

@@ -77,6 +77,8 @@ static void ibpost_state_move(struct ibpost_qp *qp, bool any,
 	enum ib_qp_state old;
 
 	spin_lock_bh(&qp->sq.lock);
+	if (!any)
+		ibpost_hook(IBPOST_HOOK_STATE_FROM, qp);
 	if (any)
 		old = xchg(&qp->state, to);
 	else
@@ -902,11 +904,17 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 
 	if (IS_ERR_OR_NULL(qp))
 		return;
+	/* The destroy is under way, in this very task. */
+	if (WARN_ONCE(READ_ONCE(qp->releasing) == current,
+		      "ibpost: qp_destroy from the QP's own release callback: refused\n"))
+		return;
 	dev = qp->dev;
 	ibpost_qp_teardown(qp, false);
 	if (qp->attr.release) {
+		WRITE_ONCE(qp->releasing, current);
 		ibpost_queue_release_done(&qp->sq);
 		ibpost_queue_release_done(&qp->rq);
+		WRITE_ONCE(qp->releasing, NULL);
 	}
 	/* Without a release callback: forget what nobody fetched. */
 	ibpost_queue_flush(&qp->sq, false, true);

@@ -37,8 +37,10 @@
  * leaves the REG_MR queued: its MR may not be deregistered while the
  * provider may still execute it. Such a sink is "held": the work item
  * gives the sink a fresh MR and keeps the old one, with the READ's buffer
- * pinned (its key may become valid), until the provider's QP is destroyed
- * (ibpost_sinks_free()).
+ * pinned (its key may become valid), until a send WR posted after the
+ * REG_MR succeeds (the send queue runs in order: the REG_MR ran before
+ * it), then deregisters it, which revokes the key; at the latest when the
+ * provider's QP is destroyed (ibpost_sinks_free()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -69,6 +71,50 @@ static struct ib_mr *ibpost_sink_mr(struct ibpost_queue *q)
 	return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, ibpost_sink_pages(dev));
 }
 
+/* Deregister a held MR and let the buffer it may reach go. */
+static void ibpost_sink_held_free(struct ibpost_sink_held *h)
+{
+	if (h->mr)
+		ib_dereg_mr(h->mr);
+	ibpost_mr_put_users(&h->pin, h->pin ? 1 : 0);
+	kfree(h);
+}
+
+/* The held MRs whose REG_MR a later success proved done: free them. */
+static void ibpost_sinks_held_reap(struct ibpost_queue *q)
+{
+	struct ibpost_sink_held **hp = &q->sinks_held, *h;
+	bool valid;
+	u32 done;
+
+	spin_lock_bh(&q->lock);
+	valid = !q->held_wait;
+	done = q->held_done;
+	spin_unlock_bh(&q->lock);
+	while ((h = *hp)) {
+		if (valid && (s32)(done - h->pos) >= 0) {
+			*hp = h->next;
+			ibpost_sink_held_free(h);
+		} else {
+			hp = &h->next;
+		}
+	}
+}
+
+/*
+ * A send WR at ring position @pos succeeded: the REG_MRs of held sinks
+ * posted before it have run. Completion context, q->lock held.
+ */
+void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos)
+{
+	lockdep_assert_held(&q->lock);
+	if ((s32)(pos - q->held_pos) < 0)
+		return;
+	q->held_wait = false;
+	q->held_done = pos;
+	queue_work(ibpost_wq, &q->sink_work);
+}
+
 /* Revoke the key of every dirty sink, then let its READ's buffer go. */
 static void ibpost_sink_work(struct work_struct *work)
 {
@@ -78,7 +124,7 @@ static void ibpost_sink_work(struct work_struct *work)
 	struct ibpost_mr *pin;
 	struct ib_mr *old, *mr;
 	bool dirty, held;
-	u32 i;
+	u32 i, pos;
 
 	for (i = 0; i <= q->mask; i++) {
 		struct ibpost_sink *s = &q->sinks[i];
@@ -86,6 +132,7 @@ static void ibpost_sink_work(struct work_struct *work)
 		spin_lock_bh(&q->lock);
 		dirty = s->dirty;
 		held = s->held;
+		pos = s->held_pos;
 		old = s->mr;
 		spin_unlock_bh(&q->lock);
 		if (!dirty)
@@ -112,12 +159,14 @@ static void ibpost_sink_work(struct work_struct *work)
 		if (h) {
 			h->mr = old;
 			h->pin = pin;
+			h->pos = pos;
 			h->next = q->sinks_held;
 			q->sinks_held = h;
 			continue;
 		}
 		ibpost_mr_put_users(&pin, pin ? 1 : 0);
 	}
+	ibpost_sinks_held_reap(q);
 }
 
 int ibpost_sinks_alloc(struct ibpost_queue *q)
@@ -167,10 +216,7 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 		struct ibpost_sink_held *h = q->sinks_held;
 
 		q->sinks_held = h->next;
-		if (h->mr)
-			ib_dereg_mr(h->mr);
-		ibpost_mr_put_users(&h->pin, h->pin ? 1 : 0);
-		kfree(h);
+		ibpost_sink_held_free(h);
 	}
 	for (i = 0; i <= q->mask; i++) {
 		struct ibpost_sink *s = &q->sinks[i];
@@ -200,6 +246,11 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
 		return;
 	s->dirty = true;
 	s->held = reg_queued;
+	if (reg_queued) {
+		s->held_pos = slot->pos;
+		q->held_pos = slot->pos;
+		q->held_wait = true;
+	}
 	/* The pin counts a user of its own, past the slot's release. */
 	s->pin = slot->nhit ? ibpost_mr_hit_pin(q) : ibpost_slot_mrs(q, slot)[0];
 	slot->nmr = 0;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Suite ibpost_qp: QP creation with granted capacities, loopback connect,
- * destroy returning every posted context, and receive chains racing a
- * RESET, on the live device.
+ * destroy returning every posted context, receive chains racing a RESET,
+ * and a move from a state racing a failed WR, on the live device.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -465,6 +465,46 @@ static void ibpost_qp_recv_chains_across_reset(struct kunit *test)
 			    "no RESET began while a chain was being posted");
 }
 
+/* At a move from a state: a failed WR's completion, as on another CPU. */
+static int qp_fail_at_move(enum ibpost_hook point, void *obj, void *data)
+{
+	if (point == IBPOST_HOOK_STATE_FROM && obj == data)
+		ibpost_test_qp_failed(data);
+	return 0;
+}
+
+static int qp_hook_token;
+
+static void qp_unhook(void *token)
+{
+	ibpost_test_set_hook(NULL, NULL);
+}
+
+/*
+ * A move from a state (rdma_cm's INIT -> RTS on iWARP) while a failed
+ * WR's completion moves the QP to ERR under the other queue's lock: the
+ * ERR stays and the move does not happen; the next post is flushed.
+ */
+static void ibpost_qp_state_from_keeps_err(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_comp comp;
+
+	KUNIT_ASSERT_EQ(test, ibpost_test_qp_tracked_state(p->a), IB_QPS_RTS);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(qp_fail_at_move, p->a));
+	ibpost_test_defer(test, qp_unhook, &qp_hook_token);
+	ibpost_test_set_state_from(p->a, IB_QPS_RTS, IB_QPS_SQD);
+	ibpost_test_undefer(test, &qp_hook_token);
+	KUNIT_EXPECT_EQ_MSG(test, ibpost_test_qp_tracked_state(p->a),
+			    IB_QPS_ERR, "the completion's ERR was lost");
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, (void *)1L,
+						  p->abuf.buf, 8, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 1, ibpost_get_send_comp(p->a, &comp, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, (long)comp.context, 1L);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+}
+
 static struct kunit_case ibpost_qp_cases[] = {
 	KUNIT_CASE(ibpost_qp_create_rc_reports_granted_caps),
 	KUNIT_CASE(ibpost_qp_create_ud_is_rts_with_qkey),
@@ -478,6 +518,7 @@ static struct kunit_case ibpost_qp_cases[] = {
 	KUNIT_CASE(ibpost_qp_recv_list_bad_sge_partial_post),
 	KUNIT_CASE(ibpost_qp_recv_list_full_queue_is_enomem),
 	KUNIT_CASE(ibpost_qp_recv_chains_across_reset),
+	KUNIT_CASE(ibpost_qp_state_from_keeps_err),
 	{}
 };
 

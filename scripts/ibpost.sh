@@ -196,9 +196,9 @@ build_modules() {
 	local kdir=$1 out=$2 b=$2/build
 	mkdir -p "$b"
 	rsync -a --delete --exclude=.git --exclude=out "$REPO/" "$b/"
-	make -C "$b" KDIR="$kdir" W=1 modules > "$out/build.log" 2>&1 ||
+	make -j"$(nproc)" -C "$b" KDIR="$kdir" W=1 modules > "$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "module build failed"; }
-	make -C "$b" KDIR="$kdir" W=1 demo bench >> "$out/build.log" 2>&1 ||
+	make -j"$(nproc)" -C "$b" KDIR="$kdir" W=1 demo bench >> "$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "demo or bench build failed"; }
 	if grep -E "warning:|error:" "$out/build.log" >&2; then
 		die "the module build is not warning-free"
@@ -284,7 +284,7 @@ lint() {
 	log "lint ($(basename "$src")): sparse (C=2) and W=1"
 	rm -rf "$b" && mkdir -p "$b"
 	rsync -a --exclude=.git --exclude=out "$REPO/" "$b/"
-	make -C "$b" KDIR="$kdir" C=2 W=1 modules demo bench \
+	make -j"$(nproc)" -C "$b" KDIR="$kdir" C=2 W=1 modules demo bench \
 		> "$out/sparse.log" 2>&1 ||
 		{ cat "$out/sparse.log" >&2; die "sparse build failed"; }
 	if grep -E "warning:|error:" "$out/sparse.log" >&2; then

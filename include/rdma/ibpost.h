@@ -83,8 +83,10 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *           before it returns, once per completion still queued for
  *           ibpost_get_*_comp() (@send says which queue), so that a
  *           consumer freeing per-request objects gets every context
- *           back; process context, no ibpost lock held; it must not
- *           call ibpost on @qp. NULL: such completions are dropped.
+ *           back; process context, no lock of @qp held (ibpost's client
+ *           lock is, when the destroy comes from an ibpost_client's
+ *           remove); it must not call ibpost on @qp (a destroy from it is
+ *           refused with a warning). NULL: such completions are dropped.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
