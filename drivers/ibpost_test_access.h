@@ -24,8 +24,7 @@ enum ibpost_hook {
 	IBPOST_HOOK_DEREG_BUSY,		/* dereg found users, MR lock held */
 	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
 	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
-	IBPOST_HOOK_STATE_FROM,		/* a move from a state, before its
-					 * write (a queue lock held) */
+	IBPOST_HOOK_STATE_FROM,		/* a move from a state, sq.lock held */
 	IBPOST_HOOK_NR,
 };
 
