@@ -36,6 +36,9 @@
  *   later one may be inside the provider's vmalloc() (rxe and siw
  *   allocate their queues there), whose failure the kernel reports with
  *   a stack dump.
+ * - A registration's REG_MR and a deregistration's LOCAL_INV flushed
+ *   behind a SEND whose RNR retries run out: -EIO, and 0 with the MR
+ *   released.
  */
 #include <linux/delay.h>
 #include <linux/in.h>
@@ -716,6 +719,99 @@ static void ibpost_errors_reg_write_enomem(struct kunit *test)
 	err_dereg(test, b);
 }
 
+/*
+ * A connected pair whose SEND from the returned QP finds no receive at
+ * the peer: with the peer's RNR timer at its longest (491.52 ms) and one
+ * retry, the send queue is held about a second before the SEND fails
+ * (IB_WC_RNR_RETRY_EXC_ERR) and the WRs behind it flush. When @w is
+ * set, *@w is @buf registered through that QP before the SEND.
+ */
+static struct ibpost_qp *err_stalled_qp(struct kunit *test,
+					struct ibpost_dev *dev,
+					struct ibpost_test_buf *b,
+					struct ibpost_mr **w, void *buf)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *a, *z;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	a = ibpost_test_qp(test, dev, &attr);
+	z = ibpost_test_qp(test, dev, &attr);
+	ibpost_test_connect(test, a, z, IB_QPS_RTS, 31, 1);
+	ibpost_test_connect(test, z, a, IB_QPS_RTS, 31, 1);
+	if (w) {
+		*w = ibpost_reg_write(a, buf, ERR_LEN);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *w);
+	}
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(a, CTX(1), b->buf, 16, b->mr,
+						  IB_SEND_SIGNALED));
+	return a;
+}
+
+/*
+ * @a's stalled SEND came back failed, and @a is in ERR. Its RNR retries
+ * ran out, or (6.12's rxe, see Documentation/kernels.rst) the retry ran
+ * the WR behind it a second time, which failed the QP and flushed it.
+ */
+static void err_stall_failed(struct kunit *test, struct ibpost_qp *a)
+{
+	struct ibpost_comp comp;
+	bool failed;
+
+	KUNIT_ASSERT_EQ(test, 1, ibpost_get_send_comp(a, &comp, 30 * HZ));
+	KUNIT_EXPECT_PTR_EQ(test, CTX(1), comp.context);
+	failed = comp.status == IB_WC_RNR_RETRY_EXC_ERR ||
+		 comp.status == IB_WC_WR_FLUSH_ERR;
+	KUNIT_EXPECT_TRUE_MSG(test, failed,
+			      "the stalled SEND came back with status %d",
+			      comp.status);
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ibpost_test_qp_tracked_state(a));
+}
+
+/*
+ * A memory registration's REG_MR, and a deregistration's LOCAL_INV,
+ * queued behind a SEND that fails: the REG_MR does not succeed and the
+ * registration says -EIO, leaving nothing registered; the LOCAL_INV
+ * neither, and the deregistration still releases the MR (deregistering
+ * the provider's MR revokes its key): 0. Each waited behind the stall,
+ * so each went through its WR, not the shortcut for a QP already down.
+ */
+static void ibpost_errors_reg_and_inv_flushed(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *b;
+	struct ibpost_mr *mr;
+	struct ibpost_qp *a;
+	unsigned long t;
+	void *buf;
+
+	ibpost_test_need_ib(test, dev,
+			    "no RNR retry on iWARP (a SEND without a receive is fatal at once)");
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	ibpost_test_buf_init(test, b, dev, NULL, 64, IBPOST_TEST_MSGS);
+	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
+	buf = kunit_kzalloc(test, ERR_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	a = err_stalled_qp(test, dev, b, NULL, NULL);
+	t = jiffies;
+	mr = ibpost_reg_write(a, buf, ERR_LEN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr), -EIO);
+	if (!IS_ERR(mr))
+		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr));
+	KUNIT_EXPECT_GE_MSG(test, jiffies - t, (unsigned long)HZ / 4,
+			    "the registration did not wait behind the stall");
+	err_stall_failed(test, a);
+
+	a = err_stalled_qp(test, dev, b, &mr, buf);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(mr));
+	KUNIT_EXPECT_GE_MSG(test, jiffies - t, (unsigned long)HZ / 4,
+			    "the deregistration did not wait behind the stall");
+	err_stall_failed(test, a);
+}
+
 static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_enodev_after_removal),
 	KUNIT_CASE(ibpost_errors_connect_loopback_after_removal),
@@ -726,6 +822,7 @@ static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_qp_create_enomem),
 	KUNIT_CASE(ibpost_errors_reg_msgs_enomem),
 	KUNIT_CASE(ibpost_errors_reg_write_enomem),
+	KUNIT_CASE(ibpost_errors_reg_and_inv_flushed),
 	{}
 };
 
