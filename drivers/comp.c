@@ -761,20 +761,16 @@ static bool ibpost_queue_take_done(struct ibpost_queue *q,
 /*
  * At destroy, after the teardown: hand every completion still parked in
  * @q to the QP's release callback, in completion order, one at a time
- * with no lock held. Return: how many.
+ * with no lock held.
  */
-u32 ibpost_queue_release_done(struct ibpost_queue *q)
+void ibpost_queue_release_done(struct ibpost_queue *q)
 {
 	struct ibpost_qp *qp = q->qp;
 	struct ibpost_comp comp;
-	u32 n = 0;
 
 	might_sleep();
-	while (ibpost_queue_take_done(q, &comp)) {
+	while (ibpost_queue_take_done(q, &comp))
 		qp->attr.release(qp, q->is_send, &comp);
-		n++;
-	}
-	return n;
 }
 
 static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,

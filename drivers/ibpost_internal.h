@@ -789,7 +789,7 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 void ibpost_queue_slots_init(struct ibpost_queue *q);
 void ibpost_sync_put(struct ibpost_sync *sync);
 u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
-u32 ibpost_queue_release_done(struct ibpost_queue *q);
+void ibpost_queue_release_done(struct ibpost_queue *q);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -615,9 +615,9 @@ static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 		ret = ibpost_provider_post(p, k + reg, done);
 	if (ret)
 		return ret;
-	*done = k;
-	if (reg)
-		ibpost_sink_dirty(q, slot, true);
+	/* As a refusal at the provider's WR k: a taken REG_MR held. */
+	*done = q->is_send ? ibpost_send_refused(p, &q->stage.send[k].send, m) :
+			     k;
 	return -EIO;
 }
 #else

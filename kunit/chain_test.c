@@ -350,10 +350,7 @@ static void ibpost_post_send_outside_rts_is_enotconn(struct kunit *test)
 	if (state != IB_QPS_RESET)
 		ibpost_test_need_ib(test, dev,
 				    "INIT, RTR and RTS by hand exist on IB/RoCE only (rdma_cm moves iWARP QPs)");
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	ibpost_test_buf_init(test, b, dev, NULL, 64, IBPOST_TEST_MSGS);
-	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
+	b = ibpost_test_buf_new(test, dev, 64);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	qp = ibpost_test_qp(test, dev, &attr);
 	peer = ibpost_test_qp(test, dev, &attr);

@@ -93,10 +93,7 @@ static void ibpost_peer_rnr_bounded_retry_fails(struct kunit *test)
 
 	ibpost_test_need_ib(test, dev,
 			    "no RNR retry on iWARP (a SEND without a receive is fatal at once)");
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	ibpost_test_buf_init(test, b, dev, NULL, 64, IBPOST_TEST_MSGS);
-	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
+	b = ibpost_test_buf_new(test, dev, 64);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	a = ibpost_test_qp(test, dev, &attr);
 	z = ibpost_test_qp(test, dev, &attr);
