@@ -300,13 +300,16 @@ sc_load_before_device() {
 }
 
 # Device removal under traffic, alternating rdma link delete and netdev
-# unregister, then ibpost itself unloaded and reloaded.
+# unregister, then ibpost itself unloaded and reloaded. Each cycle takes
+# about 3 s under TCG (the add, the pairs' set-up, 0.3 s of traffic, the
+# removal): ten, five of each kind of removal.
+REMOVAL_CYCLES=10
 sc_removal_under_traffic() {
 	ip link del $ND1 2>/dev/null
 	insmod /ibpost/ibpost_traffic.ko ibdev=$DEV1 || return 1
 	tr=/sys/kernel/debug/ibpost_traffic
 	i=1
-	while [ $i -le 20 ]; do
+	while [ $i -le $REMOVAL_CYCLES ]; do
 		nd1_add || return 1
 		# ib_core frees the old device's name asynchronously: until
 		# it has, the add fails with ENFILE. Retry for up to 20 s.
@@ -413,7 +416,7 @@ sc_device_scenarios() {
 	sc_result reload_3_times sc_reload_3_times
 	sc_result load_before_device sc_load_before_device
 	sc_result fail_ibpost_files sc_fail_ibpost_files
-	sc_result removal_under_traffic_20_cycles sc_removal_under_traffic
+	sc_result removal_under_traffic_${REMOVAL_CYCLES}_cycles sc_removal_under_traffic
 }
 
 run_tests() {
@@ -548,9 +551,11 @@ test) run_tests ;;
 test-siw)
 	# Every suite again, on siw0: the knob names the device under test.
 	# siw's TCP under TCG moves a WR in milliseconds, not microseconds:
-	# the concurrency suite posts 20,000 WRs there (unless told).
+	# the concurrency suite posts 20,000 WRs there and the fuzz suite
+	# 5,000 chains (unless told).
 	a=$(cat /ibpost/kunit_args)
 	case " $a" in *" stress_wrs="*) ;; *) a="$a stress_wrs=20000" ;; esac
+	case " $a" in *" fuzz_chains="*) ;; *) a="$a fuzz_chains=5000" ;; esac
 	echo "$a ibdev=siw0" > /ibpost/kunit_args
 	run_tests
 	;;
