@@ -17,9 +17,12 @@
  * completions eventually sees -ENOMEM from posts rather than lost
  * contexts.
  *
- * Serialization: queue->lock, with bottom halves off (a handler in the
- * CQ's softirq finds them off and takes the plain lock: see
- * ibpost_comp_lock()); callbacks run with it released.
+ * Serialization: queue->lock, which every completion handler takes as
+ * the post path does, with interrupts disabled (spin_lock_irqsave()),
+ * whatever context it runs in (the CQ's softirq or work item, a DIRECT
+ * poll): in the softirq that costs no more than the plain lock, and
+ * unlike spin_unlock_bh() it never checks for pending softirqs.
+ * Callbacks run with it released.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -135,34 +138,6 @@ static void ibpost_slot_comp(const struct ibpost_slot *slot,
 }
 
 /*
- * q->lock, taken by a completion handler. Where bottom halves are off
- * already (the CQ's softirq, a caller's local_bh_disable()) the plain
- * lock is enough: q->lock is never taken in hard IRQ context, and no
- * softirq can run on this CPU until it is released. Return: whether
- * bottom halves were disabled for it (ibpost_comp_unlock()'s @bh).
- */
-static __always_inline bool ibpost_comp_lock(struct ibpost_queue *q)
-	__acquires(&q->lock)
-{
-	if (softirq_count()) {
-		spin_lock(&q->lock);
-		return false;
-	}
-	spin_lock_bh(&q->lock);
-	return true;
-}
-
-static __always_inline void ibpost_comp_unlock(struct ibpost_queue *q,
-					       bool bh)
-	__releases(&q->lock)
-{
-	if (bh)
-		spin_unlock_bh(&q->lock);
-	else
-		spin_unlock(&q->lock);
-}
-
-/*
  * ibpost's own WR (a registration or invalidation) is over: wake its
  * waiter. Return: the MR its waiter, having given up, left to release.
  */
@@ -249,13 +224,14 @@ static noinline void ibpost_slot_failed(struct ibpost_queue *q,
 /*
  * Return @slot's context with @wc, or silently free it when @deliver is
  * false; the caller has emitted the completion's trace event. q->lock is
- * held on entry (taken with bottom halves disabled for it when @bh) and
- * released on return. Inline in the completion handlers: one frame.
+ * held on entry, taken with @flags, and released on return. Inline in the
+ * completion handlers: one frame.
  */
 static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 					       struct ibpost_slot *slot,
 					       const struct ib_wc *wc,
-					       bool deliver, bool bh)
+					       bool deliver,
+					       unsigned long flags)
 	__releases(&q->lock)
 {
 	void *context = slot->context;
@@ -282,7 +258,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		slot->state = IBPOST_SLOT_FREE;
 	}
 	ibpost_queue_advance(q);
-	ibpost_comp_unlock(q, bh);
+	spin_unlock_irqrestore(&q->lock, flags);
 
 	/* Its waiter gave up: the MR is released now that the WR is over. */
 	if (unlikely(orphan))
@@ -365,11 +341,12 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_slot *slot =
 		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
 	struct ibpost_queue *q = slot->queue;
-	bool deliver, bh;
+	unsigned long flags;
+	bool deliver;
 
-	bh = ibpost_comp_lock(q);
+	spin_lock_irqsave(&q->lock, flags);
 	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
-		ibpost_comp_unlock(q, bh);
+		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
 	if (q->tail != slot->pos && ibpost_send_done_before(q, wc))
@@ -378,7 +355,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		ibpost_sink_held_done(q, slot->pos);
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
-	ibpost_slot_finish(q, slot, wc, deliver, bh);
+	ibpost_slot_finish(q, slot, wc, deliver, flags);
 }
 
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -386,15 +363,15 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_slot *slot =
 		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
 	struct ibpost_queue *q = slot->queue;
-	bool bh;
+	unsigned long flags;
 
-	bh = ibpost_comp_lock(q);
+	spin_lock_irqsave(&q->lock, flags);
 	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
-		ibpost_comp_unlock(q, bh);
+		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
 	trace_ibpost_recv_comp(q, slot, wc, true);
-	ibpost_slot_finish(q, slot, wc, true, bh);
+	ibpost_slot_finish(q, slot, wc, true, flags);
 }
 
 /*
@@ -433,14 +410,14 @@ void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibpost_queue *q = cq->cq_context;
 	struct ibpost_qp *qp = q->qp;
-	bool bh;
+	unsigned long flags;
 	u32 pos;
 
 	ibpost_log_wc(q, wc);
-	bh = ibpost_comp_lock(q);
+	spin_lock_irqsave(&q->lock, flags);
 	/* A marker a RESET found with the provider: the ring moved on. */
 	if (wc->wr_cqe != &qp->reclaim_cqe[qp->reclaim_gen]) {
-		ibpost_comp_unlock(q, bh);
+		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
 	for (pos = q->tail; (s32)(qp->reclaim_end - pos) > 0; pos++) {
@@ -451,7 +428,7 @@ void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ibpost_queue_advance(q);
 	qp->reclaim_posted = false;
-	ibpost_comp_unlock(q, bh);
+	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->wait);
 }
 
@@ -459,13 +436,14 @@ void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
  * Return as flushed every WR of @q still posted that @flush selects, up
  * to @budget of them, and silently reclaim the unsignaled send WRs
  * @reclaim selects (known to have succeeded). Held on entry and on
- * return, q->lock is dropped around each context returned; the caller
- * has disabled bottom halves for a SOFTIRQ queue (ibpost_queue_bh_off()).
+ * return (taken with *@flags, as by the completion handlers), q->lock is
+ * dropped around each context returned; the caller has disabled bottom
+ * halves for a SOFTIRQ queue (ibpost_queue_bh_off()).
  * Return: the WRs flushed.
  */
 static u32 ibpost_queue_walk(struct ibpost_queue *q,
 			     bool (*flush)(const struct ibpost_slot *s),
-			     bool reclaim, u32 budget)
+			     bool reclaim, u32 budget, unsigned long *flags)
 	__must_hold(&q->lock)
 {
 	struct ib_wc wc = {
@@ -500,9 +478,9 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 			trace_ibpost_send_flush(q, s, !s->sync);
 		else
 			trace_ibpost_recv_flush(q, s, true);
-		ibpost_slot_finish(q, s, &wc, true, true);
+		ibpost_slot_finish(q, s, &wc, true, *flags);
 		n++;
-		spin_lock_bh(&q->lock);
+		spin_lock_irqsave(&q->lock, *flags);
 		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
 	}
 	return n;
@@ -552,13 +530,15 @@ static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
  */
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 {
+	unsigned long flags;
 	bool bh;
 
 	lockdep_assert_not_held(&q->qp->dev->qp_lock);
 	bh = ibpost_queue_bh_off(q);
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	ibpost_queue_walk(q, ibpost_slot_any,
-			  drained && !ibpost_dev_iwarp(q->qp->dev), U32_MAX);
+			  drained && !ibpost_dev_iwarp(q->qp->dev), U32_MAX,
+			  &flags);
 	/* Completions nobody fetched go away with the QP. */
 	while (drop_done && !list_empty(&q->done)) {
 		struct ibpost_slot *s = list_first_entry(&q->done,
@@ -568,7 +548,7 @@ void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
 		s->state = IBPOST_SLOT_FREE;
 	}
 	ibpost_queue_advance(q);
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	ibpost_queue_bh_on(bh);
 	wake_up_all(&q->wait);
 }
@@ -730,11 +710,12 @@ EXPORT_SYMBOL_NS_GPL(ibpost_poll, IBPOST_NS);
 u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget)
 {
 	bool bh = ibpost_queue_bh_off(q);
+	unsigned long flags;
 	u32 n;
 
-	spin_lock_bh(&q->lock);
-	n = ibpost_queue_walk(q, ibpost_slot_synthetic, false, budget);
-	spin_unlock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
+	n = ibpost_queue_walk(q, ibpost_slot_synthetic, false, budget, &flags);
+	spin_unlock_irqrestore(&q->lock, flags);
 	ibpost_queue_bh_on(bh);
 	return n;
 }
