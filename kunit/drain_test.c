@@ -97,7 +97,7 @@ static void ibpost_drain_succeeded_unsignaled_stay_silent(struct kunit *test)
 	 * event tells: the WRITEs are unsignaled). Still outstanding in
 	 * ibpost's ring, so the drain is what retires them.
 	 */
-	msleep(1000);
+	msleep(300);
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_cb_calls(c));
 	ibpost_test_queue_get(p->a, true, &sq);
 	KUNIT_ASSERT_EQ(test, (u32)DRAIN_WRITES, sq.head - sq.tail);
@@ -168,7 +168,7 @@ static void ibpost_drain_ud_marker_completes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 3, ibpost_test_cb_wait(c, 3));
 	KUNIT_EXPECT_EQ(test, 3, c->success);
 	/* x's own completions of the sends are in before the drain. */
-	msleep(1000);
+	msleep(300);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(x, CTX(30 + i),
 							  rbuf->buf + 1024 +
@@ -442,6 +442,69 @@ static void ibpost_drain_destroy_from_reclaim_work(struct kunit *test)
 			       "a WARNING while a reclaim work item destroyed the QP (see the log)");
 }
 
+/*
+ * A drain whose flushes cannot come back in time: b's receive CQ is
+ * polled by a work item (IB_POLL_WORKQUEUE) held in b's first receive
+ * callback, so the drain's receive marker cannot be seen. With
+ * drain_timeout_ms at 300, the move to RESET waits that long and says
+ * -ETIMEDOUT, leaving b in ERR with its other receives outstanding and
+ * unreported (the provider still holds them). Let go, the callback
+ * returns, and the destroy returns each of those receives flushed,
+ * exactly once.
+ */
+#define DRAIN_HELD_RECVS	4
+
+static void ibpost_drain_timeout_leaves_err(struct kunit *test)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cb *c;
+	unsigned long t;
+	int i;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.poll_ctx = IB_POLL_WORKQUEUE;
+	attr.send_done = NULL;		/* a's SEND: polled */
+	p = ibpost_test_pair(test, &attr);
+	ibpost_test_cb_hold(test, c);
+	for (i = 0; i < DRAIN_HELD_RECVS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, CTX(i),
+						 p->bbuf.buf + 64 * i, 64,
+						 p->bbuf.mr));
+	ibpost_test_fill(p->abuf.buf, 64, 3);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(9), p->abuf.buf,
+						  64, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_ok(test, p->a, CTX(9));
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_cb_held(c),
+			      "b's receive callback did not run");
+
+	ibpost_test_param_set(test, "drain_timeout_ms", 300, 10000);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT,
+			ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
+	KUNIT_EXPECT_GE_MSG(test, jiffies - t, msecs_to_jiffies(300),
+			    "the drain gave up before drain_timeout_ms");
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ibpost_test_qp_tracked_state(p->b));
+	/* Nothing reported while the provider may still return them. */
+	KUNIT_EXPECT_EQ(test, (u32)DRAIN_HELD_RECVS - 1,
+			ibpost_test_in_use(p->b, false));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_cb_calls(c));
+
+	ibpost_test_cb_release(c);
+	ibpost_qp_destroy(p->b);
+	p->b = NULL;
+	KUNIT_EXPECT_EQ(test, DRAIN_HELD_RECVS, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 1, c->success);
+	KUNIT_EXPECT_EQ(test, DRAIN_HELD_RECVS - 1, c->flushed);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	for (i = 0; i < DRAIN_HELD_RECVS; i++)
+		KUNIT_EXPECT_TRUE(test, test_bit(i, c->seen));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bbuf.buf, p->abuf.buf, 64));
+}
+
 static struct kunit_case ibpost_drain_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_drain_succeeded_unsignaled_stay_silent,
 			 drain_case_gen_params),
@@ -450,6 +513,7 @@ static struct kunit_case ibpost_drain_cases[] = {
 	KUNIT_CASE(ibpost_drain_twice_on_one_qp),
 	KUNIT_CASE(ibpost_drain_reset_softirq_callbacks_bh_off),
 	KUNIT_CASE(ibpost_drain_destroy_from_reclaim_work),
+	KUNIT_CASE(ibpost_drain_timeout_leaves_err),
 	{}
 };
 

@@ -809,6 +809,79 @@ static void ibpost_errors_reg_and_inv_flushed(struct kunit *test)
 	err_stall_failed(test, a);
 }
 
+/*
+ * A deregistration whose LOCAL_INV neither completes nor flushes in
+ * time: it waits behind a SEND held by RNR retries, on a QP whose send
+ * CQ is polled by a work item held in the QP's first send callback.
+ * sync_timeout_ms (200) passes and the QP is moved to ERR; the flush
+ * cannot be seen within drain_timeout_ms (300): -ETIMEDOUT, with the MR
+ * handed over to its WR and still registered. Let go, the flush releases
+ * it (the device's MR count back to what it was before the
+ * registration), and each SEND comes back once.
+ */
+static void ibpost_errors_dereg_timeout_orphans_mr(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *b, *r;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cb *c;
+	struct ibpost_qp *a, *z;
+	struct ibpost_mr *mr;
+	unsigned long t;
+	void *buf;
+	u32 mrs;
+	int i;
+
+	ibpost_test_need_ib(test, dev,
+			    "no RNR retry on iWARP (a SEND without a receive is fatal at once)");
+	b = ibpost_test_buf_new(test, dev, 64);
+	r = ibpost_test_buf_new(test, dev, 64);
+	buf = kunit_kzalloc(test, ERR_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.poll_ctx = IB_POLL_WORKQUEUE;
+	attr.recv_done = NULL;
+	a = ibpost_test_qp(test, dev, &attr);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	z = ibpost_test_qp(test, dev, &attr);
+	ibpost_test_connect(test, a, z, IB_QPS_RTS, 31, 1);
+	ibpost_test_connect(test, z, a, IB_QPS_RTS, 31, 1);
+	ibpost_test_cb_hold(test, c);
+	mrs = err_count(dev, RDMA_RESTRACK_MR);
+	mr = ibpost_reg_write(a, buf, ERR_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, mrs + 1, err_count(dev, RDMA_RESTRACK_MR));
+
+	/* A SEND z takes: its callback holds a's send CQ's work item. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(z, NULL, r->buf, 64, r->mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(a, CTX(1), b->buf, 16, b->mr,
+						  IB_SEND_SIGNALED));
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_cb_held(c),
+			      "a's send callback did not run");
+	/* One it has no receive for: the LOCAL_INV waits behind it. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(a, CTX(2), b->buf, 16, b->mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_param_set(test, "sync_timeout_ms", 200, 30000);
+	ibpost_test_param_set(test, "drain_timeout_ms", 300, 10000);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, ibpost_dereg_mr(mr));
+	KUNIT_EXPECT_GE_MSG(test, jiffies - t, msecs_to_jiffies(500),
+			    "the deregistration gave up before both timeouts");
+	KUNIT_EXPECT_EQ_MSG(test, mrs + 1, err_count(dev, RDMA_RESTRACK_MR),
+			    "the MR went while its LOCAL_INV may still run");
+
+	ibpost_test_cb_release(c);
+	KUNIT_EXPECT_EQ(test, 2, ibpost_test_cb_wait(c, 2));
+	for (i = 0; i < 250 && err_count(dev, RDMA_RESTRACK_MR) != mrs; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ_MSG(test, mrs, err_count(dev, RDMA_RESTRACK_MR),
+			    "the MR was not released when its LOCAL_INV flushed");
+	KUNIT_EXPECT_EQ(test, 1, c->success);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, c->seen));
+	KUNIT_EXPECT_TRUE(test, test_bit(2, c->seen));
+}
+
 static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_enodev_after_removal),
 	KUNIT_CASE(ibpost_errors_connect_loopback_after_removal),
@@ -820,6 +893,7 @@ static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_reg_msgs_enomem),
 	KUNIT_CASE(ibpost_errors_reg_write_enomem),
 	KUNIT_CASE(ibpost_errors_reg_and_inv_flushed),
+	KUNIT_CASE(ibpost_errors_dereg_timeout_orphans_mr),
 	{}
 };
 

@@ -180,6 +180,9 @@ struct ibpost_test_cb {
 	spinlock_t lock;	/* the callbacks run in softirq */
 	DECLARE_BITMAP(seen, IBPOST_TEST_CB_N);
 	int calls, dups, flushed, success;
+	/* ibpost_test_cb_hold(): the first callback waits for @release. */
+	bool hold;
+	struct completion entered, release;
 };
 
 /* A counter for @test, and RC attributes whose callbacks record into it. */
@@ -188,6 +191,16 @@ struct ibpost_test_cb *ibpost_test_cb_attr(struct kunit *test,
 int ibpost_test_cb_calls(struct ibpost_test_cb *c);
 /* Wait up to 10 s for @want callbacks; the count then. */
 int ibpost_test_cb_wait(struct ibpost_test_cb *c, int want);
+/*
+ * The first callback into @c, once recorded, holds the work item that
+ * runs it (IB_POLL_WORKQUEUE QPs only) until ibpost_test_cb_release() or
+ * the end of @test; ibpost_test_cb_held() waits up to 10 s for it to be
+ * there. Called once @c's QPs exist, so that the end of @test lets the
+ * callback go before it destroys them.
+ */
+void ibpost_test_cb_hold(struct kunit *test, struct ibpost_test_cb *c);
+bool ibpost_test_cb_held(struct ibpost_test_cb *c);
+void ibpost_test_cb_release(struct ibpost_test_cb *c);
 
 /*
  * On p->a: four 8-byte sends, CTX(0) to CTX(3), the odd ones signaled,
@@ -205,6 +218,12 @@ void ibpost_test_take_flushed(struct kunit *test, struct ibpost_qp *qp,
 
 /* Run a shell command in the guest; its wait status (0: success). */
 __printf(1, 2) int ibpost_test_sh(const char *fmt, ...);
+/*
+ * Set ibpost's module parameter @name (a uint) to @val for the rest of
+ * @test; @dflt, its default, is written back at the test's exit.
+ */
+void ibpost_test_param_set(struct kunit *test, const char *name,
+			   unsigned int val, unsigned int dflt);
 
 /*
  * A second device of the same provider as the one under test (rxe or

@@ -438,17 +438,6 @@ static void ibpost_life_refused_chain_keeps_interval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, life_since_signal(p->a), 3U);
 }
 
-static int life_set_param(const char *name, unsigned int val)
-{
-	return ibpost_test_sh("echo %u > /sys/module/ibpost/parameters/%s",
-			      val, name);
-}
-
-static void life_sync_timeout_default(void *unused)
-{
-	life_set_param("sync_timeout_ms", 30000);
-}
-
 /*
  * A registration whose REG_MR stalls past sync_timeout_ms: -ETIMEDOUT,
  * and only after the QP was moved to ERR and the WR came back; the SEND
@@ -474,8 +463,7 @@ static void ibpost_life_reg_timeout_waits_for_wr(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &qa, IB_QP_STATE));
 	ibpost_test_connect(test, p->b, p->a, IB_QPS_RTS, 0, 7);
-	KUNIT_ASSERT_EQ(test, 0, life_set_param("sync_timeout_ms", 200));
-	ibpost_test_defer(test, life_sync_timeout_default, NULL);
+	ibpost_test_param_set(test, "sync_timeout_ms", 200, 30000);
 	/* b has no receive: a's SEND and the REG_MR behind it wait. */
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, (void *)1L,
 						  p->abuf.buf, 64, p->abuf.mr,

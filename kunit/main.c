@@ -272,9 +272,10 @@ static void ibpost_test_cb_record(struct ibpost_qp *qp, void *context,
 {
 	struct ibpost_test_cb *c = ibpost_qp_priv(qp);
 	unsigned long i = (unsigned long)context;
+	bool first;
 
 	spin_lock_bh(&c->lock);
-	c->calls++;
+	first = !c->calls++;
 	if (i >= IBPOST_TEST_CB_N || __test_and_set_bit(i, c->seen))
 		c->dups++;
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -282,6 +283,34 @@ static void ibpost_test_cb_record(struct ibpost_qp *qp, void *context,
 	if (wc->status == IB_WC_SUCCESS)
 		c->success++;
 	spin_unlock_bh(&c->lock);
+	if (first && c->hold) {
+		complete(&c->entered);
+		wait_for_completion_timeout(&c->release, 30 * HZ);
+	}
+}
+
+void ibpost_test_cb_release(struct ibpost_test_cb *c)
+{
+	complete(&c->release);
+}
+
+static void ibpost_test_cb_release_action(void *data)
+{
+	ibpost_test_cb_release(data);
+}
+
+void ibpost_test_cb_hold(struct kunit *test, struct ibpost_test_cb *c)
+{
+	init_completion(&c->entered);
+	init_completion(&c->release);
+	c->hold = true;
+	/* Whatever ends @test, the callback is let go before its QPs go. */
+	ibpost_test_defer(test, ibpost_test_cb_release_action, c);
+}
+
+bool ibpost_test_cb_held(struct ibpost_test_cb *c)
+{
+	return wait_for_completion_timeout(&c->entered, 10 * HZ);
 }
 
 void ibpost_test_post_mixed(struct kunit *test, struct ibpost_test_pair *p)
@@ -426,7 +455,7 @@ void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c)
 
 int ibpost_test_sh(const char *fmt, ...)
 {
-	char cmd[256], *argv[4], *envp[3];
+	char cmd[512], *argv[4], *envp[3];
 	va_list ap;
 	int len;
 
@@ -446,6 +475,38 @@ int ibpost_test_sh(const char *fmt, ...)
 	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
 }
 
+struct ibpost_test_param {
+	const char *name;
+	unsigned int dflt;
+};
+
+static int ibpost_test_param_write(const char *name, unsigned int val)
+{
+	return ibpost_test_sh("echo %u > /sys/module/ibpost/parameters/%s",
+			      val, name);
+}
+
+static void ibpost_test_param_restore(void *data)
+{
+	struct ibpost_test_param *p = data;
+
+	ibpost_test_param_write(p->name, p->dflt);
+	kfree(p);
+}
+
+void ibpost_test_param_set(struct kunit *test, const char *name,
+			   unsigned int val, unsigned int dflt)
+{
+	struct ibpost_test_param *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->name = name;
+	p->dflt = dflt;
+	ibpost_test_defer(test, ibpost_test_param_restore, p);
+	KUNIT_ASSERT_EQ_MSG(test, 0, ibpost_test_param_write(name, val),
+			    "cannot set ibpost's parameter %s", name);
+}
+
 /* Until @netdev's IPv6 link-local address is usable (5 s at most). */
 #define IBPOST_TEST_WAIT_LL \
 	"n=0; until ip -6 addr show dev %s scope link | grep -q inet6 && " \
@@ -453,6 +514,24 @@ int ibpost_test_sh(const char *fmt, ...)
 	"do sleep 0.1; n=$((n + 1)); done"
 
 #define IBPOST_TEST_DEV2_ADDR	"10.97.0.1/24"
+
+/*
+ * A second device on a new dummy netdev, in one shell (a usermode helper
+ * costs a fork and an exec, slow under TCG): what a failed test left is
+ * deleted, then the netdev made without DAD (the port's link-local GID
+ * routes at once), with the address iWARP pairs connect over TCP to, and
+ * the device on it; then, as traffic needs the port's link-local address
+ * usable, a wait for it. Its arguments: name, netdev x 5, name, type,
+ * netdev x 3.
+ */
+#define IBPOST_TEST_DEV2_MAKE \
+	"rdma link delete %s 2>/dev/null; ip link del %s 2>/dev/null; " \
+	"ip link add %s type dummy && " \
+	"echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad && " \
+	"ip link set %s up && " \
+	"ip addr add " IBPOST_TEST_DEV2_ADDR " dev %s && " \
+	"rdma link add %s type %s netdev %s && " \
+	"{ " IBPOST_TEST_WAIT_LL "; true; }"
 
 struct ibpost_test_dev2 {
 	char name[IB_DEVICE_NAME_MAX];
@@ -479,22 +558,12 @@ struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
 	KUNIT_ASSERT_NOT_NULL(test, d);
 	strscpy(d->name, name, sizeof(d->name));
 	strscpy(d->netdev, netdev, sizeof(d->netdev));
-	ibpost_test_sh("rdma link delete %s; ip link del %s", name, netdev);
 	ibpost_test_defer(test, ibpost_test_dev2_free, d);
 	KUNIT_ASSERT_EQ_MSG(test, 0,
-			    ibpost_test_sh("ip link add %s type dummy", netdev) ||
-			    /* No DAD: the port's link-local GID routes at once. */
-			    ibpost_test_sh("echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad",
-					   netdev) ||
-			    ibpost_test_sh("ip link set %s up", netdev) ||
-			    /* iWARP pairs connect over TCP to this address. */
-			    ibpost_test_sh("ip addr add " IBPOST_TEST_DEV2_ADDR
-					   " dev %s", netdev) ||
-			    ibpost_test_sh("rdma link add %s type %s netdev %s",
-					   name, type, netdev),
+			    ibpost_test_sh(IBPOST_TEST_DEV2_MAKE, name, netdev,
+					   netdev, netdev, netdev, netdev, name,
+					   type, netdev, netdev, netdev),
 			    "cannot make %s %s on %s", type, name, netdev);
-	/* Traffic needs the port's link-local address usable: wait for it. */
-	ibpost_test_sh(IBPOST_TEST_WAIT_LL, netdev, netdev);
 	dev = ibpost_dev_get(name);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(dev), "ibpost has no %s", name);
 	ibpost_test_defer(test, ibpost_test_dev_put, dev);

@@ -368,7 +368,7 @@ static void ibpost_race_other_device_handles(struct kunit *test)
  * cut by the removal (ended after it began) in some round: a remote loop
  * may end first, when the stalled SEND's retries end and its QP errs.
  */
-#define RACE_ROUNDS	8
+#define RACE_ROUNDS	6
 #define RACE_LOOP_SECS	60	/* a loop's bound, should nothing cut it */
 
 struct race_loop {
