@@ -80,9 +80,9 @@ CI_BUDGET=5400
 stage_timeout() {
 	local t
 	case $1 in
-	single) t=1500 ;;	# 430 to 500 s
-	xhost) t=450 ;;		# 55 to 111 s
-	smoke) t=400 ;;		# 106 to 115 s
+	single) t=1000 ;;	# 265 to 370 s
+	xhost) t=300 ;;		# 51 to 87 s
+	smoke) t=300 ;;		# 76 s
 	stock) t=450 ;;		# the boot of 114 to 133 s with DKMS
 	*) t=1800 ;;
 	esac
