@@ -20,8 +20,8 @@
  * Serialization: queue->lock, which every completion handler takes as
  * the post path does, with interrupts disabled (spin_lock_irqsave()),
  * whatever context it runs in (the CQ's softirq or work item, a DIRECT
- * poll): in the softirq that costs no more than the plain lock, and
- * unlike spin_unlock_bh() it never checks for pending softirqs.
+ * poll): one discipline, with no test of the context; unlike
+ * spin_unlock_bh() in a task, the unlock runs no pending softirq.
  * Callbacks run with it released.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

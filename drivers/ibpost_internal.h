@@ -34,10 +34,10 @@
  *                                objects, releasing its MRs
  *   q->lock (qp->sq, qp->rq)     spinlock: one work queue's ring; taken
  *                                with interrupts off by the post path
- *                                (see post.c), with bottom halves off
- *                                elsewhere (already so in a CQ's
- *                                softirq: see comp.c); never in hard IRQ
- *                                context
+ *                                (see post.c) and by whatever completes
+ *                                a slot (see comp.c), in any context;
+ *                                with bottom halves off by the rest;
+ *                                never in hard IRQ context
  *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
  *
  * Three leaves, under which no other lock is taken:
@@ -105,7 +105,7 @@
  *     after dropping it, qp->mutex; calls the consumer's handler with
  *     neither held.
  *   CQ handlers: ibpost_send_done() and ibpost_recv_done() take q->lock
- *     with bottom halves off and drop it before the consumer's callback;
+ *     with interrupts off and drop it before the consumer's callback;
  *     ibpost_marker_done() and ibpost_sink_reg_done() take no lock.
  *   qp->flush_work (ibpost_wq): no lock; waited for under qp->mutex by
  *     teardown and RESET, so its callbacks must not wait for that QP's

@@ -48,9 +48,8 @@
  * at a time. With interrupts disabled the softirq is raised as from any
  * process context and runs later, in ksoftirqd or at the next interrupt's
  * exit, over everything posted meanwhile, as it does for raw ib_post_send()
- * callers. The completion side holds the lock with bottom halves disabled
- * (in the CQ's softirq they are already); it never runs in hard interrupt
- * context.
+ * callers. The completion side takes the lock the same way, with
+ * interrupts disabled; it never runs in hard interrupt context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -196,7 +196,9 @@ int ibpost_test_cb_wait(struct ibpost_test_cb *c, int want);
  * runs it (IB_POLL_WORKQUEUE QPs only) until ibpost_test_cb_release() or
  * the end of @test; ibpost_test_cb_held() waits up to 10 s for it to be
  * there. Called once @c's QPs exist, so that the end of @test lets the
- * callback go before it destroys them.
+ * callback go before it destroys them. "First" counts every QP whose
+ * attributes record into @c; a first callback run by the test's own
+ * thread (a RESET's or destroy's flush) would hold that thread.
  */
 void ibpost_test_cb_hold(struct kunit *test, struct ibpost_test_cb *c);
 bool ibpost_test_cb_held(struct ibpost_test_cb *c);

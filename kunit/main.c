@@ -283,7 +283,8 @@ static void ibpost_test_cb_record(struct ibpost_qp *qp, void *context,
 	if (wc->status == IB_WC_SUCCESS)
 		c->success++;
 	spin_unlock_bh(&c->lock);
-	if (first && c->hold) {
+	/* Only a work item may wait (a softirq must not sleep). */
+	if (first && READ_ONCE(c->hold) && !WARN_ON_ONCE(!in_task())) {
 		complete(&c->entered);
 		wait_for_completion_timeout(&c->release, 30 * HZ);
 	}
