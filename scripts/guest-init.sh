@@ -174,6 +174,10 @@ TRACEFS=/sys/kernel/tracing
 trace_start() {
 	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS || return 1
 	[ -d $TRACEFS/events/ibpost ] || return 1
+	# No command-line recording: turning it on and off patches the
+	# scheduler's sched_switch tracepoint live, and a stock 6.12 guest
+	# under TCG once took an int3 Oops in __schedule() right there.
+	echo 0 > $TRACEFS/options/record-cmd
 	echo global > $TRACEFS/trace_clock
 	echo > $TRACEFS/trace
 	echo 1 > $TRACEFS/events/ibpost/enable
