@@ -732,13 +732,10 @@ static struct ibpost_qp *err_stalled_qp(struct kunit *test,
 					struct ibpost_mr **w, void *buf)
 {
 	struct ibpost_qp_attr attr;
-	struct ibpost_qp *a, *z;
+	struct ibpost_qp *a;
 
 	ibpost_test_attr(&attr, IB_QPT_RC);
-	a = ibpost_test_qp(test, dev, &attr);
-	z = ibpost_test_qp(test, dev, &attr);
-	ibpost_test_connect(test, a, z, IB_QPS_RTS, 31, 1);
-	ibpost_test_connect(test, z, a, IB_QPS_RTS, 31, 1);
+	a = ibpost_test_rnr_pair(test, dev, &attr, 31, 1, NULL);
 	if (w) {
 		*w = ibpost_reg_write(a, buf, ERR_LEN);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *w);
@@ -841,11 +838,7 @@ static void ibpost_errors_dereg_timeout_orphans_mr(struct kunit *test)
 	c = ibpost_test_cb_attr(test, &attr);
 	attr.poll_ctx = IB_POLL_WORKQUEUE;
 	attr.recv_done = NULL;
-	a = ibpost_test_qp(test, dev, &attr);
-	ibpost_test_attr(&attr, IB_QPT_RC);
-	z = ibpost_test_qp(test, dev, &attr);
-	ibpost_test_connect(test, a, z, IB_QPS_RTS, 31, 1);
-	ibpost_test_connect(test, z, a, IB_QPS_RTS, 31, 1);
+	a = ibpost_test_rnr_pair(test, dev, &attr, 31, 1, &z);
 	ibpost_test_cb_hold(test, c);
 	mrs = err_count(dev, RDMA_RESTRACK_MR);
 	mr = ibpost_reg_write(a, buf, ERR_LEN);

@@ -135,6 +135,17 @@ u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send);
 void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 			 struct ibpost_qp *peer, enum ib_qp_state state,
 			 u8 min_rnr_timer, u8 rnr_retry);
+/*
+ * A QP of attributes @attr on @dev connected by hand (IB/RoCE) to a peer
+ * of plain RC attributes (returned in *@peer when set), both in RTS with
+ * @min_rnr_timer and @rnr_retry: a SEND the peer has no receive for is
+ * held by RNR retries, then fails. Both destroyed at test exit.
+ */
+struct ibpost_qp *ibpost_test_rnr_pair(struct kunit *test,
+				       struct ibpost_dev *dev,
+				       const struct ibpost_qp_attr *attr,
+				       u8 min_rnr_timer, u8 rnr_retry,
+				       struct ibpost_qp **peer);
 
 /* An AH to @qp's own port on ibpost's PD, destroyed at test exit. */
 struct ib_ah *ibpost_test_loopback_ah(struct kunit *test, struct ibpost_qp *qp);

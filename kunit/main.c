@@ -267,6 +267,25 @@ void ibpost_test_connect(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(qp, &qa, mask));
 }
 
+struct ibpost_qp *ibpost_test_rnr_pair(struct kunit *test,
+				       struct ibpost_dev *dev,
+				       const struct ibpost_qp_attr *attr,
+				       u8 min_rnr_timer, u8 rnr_retry,
+				       struct ibpost_qp **peer)
+{
+	struct ibpost_qp_attr zattr;
+	struct ibpost_qp *a, *z;
+
+	ibpost_test_attr(&zattr, IB_QPT_RC);
+	a = ibpost_test_qp(test, dev, attr);
+	z = ibpost_test_qp(test, dev, &zattr);
+	ibpost_test_connect(test, a, z, IB_QPS_RTS, min_rnr_timer, rnr_retry);
+	ibpost_test_connect(test, z, a, IB_QPS_RTS, min_rnr_timer, rnr_retry);
+	if (peer)
+		*peer = z;
+	return a;
+}
+
 static void ibpost_test_cb_record(struct ibpost_qp *qp, void *context,
 				  const struct ib_wc *wc)
 {

@@ -88,17 +88,14 @@ static void ibpost_peer_rnr_bounded_retry_fails(struct kunit *test)
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	struct ibpost_test_buf *b;
 	struct ibpost_qp_attr attr;
-	struct ibpost_qp *a, *z;
+	struct ibpost_qp *a;
 	struct ibpost_comp comp;
 
 	ibpost_test_need_ib(test, dev,
 			    "no RNR retry on iWARP (a SEND without a receive is fatal at once)");
 	b = ibpost_test_buf_new(test, dev, 64);
 	ibpost_test_attr(&attr, IB_QPT_RC);
-	a = ibpost_test_qp(test, dev, &attr);
-	z = ibpost_test_qp(test, dev, &attr);
-	ibpost_test_connect(test, a, z, IB_QPS_RTS, 1, 2);
-	ibpost_test_connect(test, z, a, IB_QPS_RTS, 1, 2);
+	a = ibpost_test_rnr_pair(test, dev, &attr, 1, 2, NULL);
 	KUNIT_ASSERT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, a));
 
 	/* No receive at z: two RNR retries, then the SEND fails. */
