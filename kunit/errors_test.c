@@ -15,6 +15,9 @@
  * - QP attributes refused before anything is allocated: no receive queue,
  *   depths of 2^31 and more, no device. The probe: the task's next
  *   allocation is armed to fail, and must still be armed afterwards.
+ * - QP attributes past ibpost's checks that the provider refuses (SGEs
+ *   above the device's, a receive CQ above its max_cqe): the provider's
+ *   errno, with the CQs made before the refusal freed.
  * - A loopback connection across two devices: -EINVAL, both QPs left in
  *   RESET.
  * - The vector seed operations' own refusals: a negative count, no list,
@@ -358,6 +361,63 @@ static void ibpost_errors_qp_create_refused_early(struct kunit *test)
 	ibpost_qp_destroy(qp);
 	KUNIT_EXPECT_TRUE(test, fired);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, PTR_ERR_OR_ZERO(qp));
+}
+
+/*
+ * QPs past ibpost's own checks that the provider refuses: more send or
+ * receive SGEs per WR than the device has (the QP refused after its CQs
+ * were made), a receive queue deeper than the device's largest CQ (the
+ * receive CQ refused after the send CQ was made). Each comes back with
+ * the provider's -EINVAL and leaves no QP or CQ with the provider and
+ * ibpost's QP list as it was; the same device then makes a valid QP.
+ */
+static void ibpost_errors_qp_create_provider_refuses(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	const struct ib_device_attr *da = &ibpost_dev_ibdev(dev)->attrs;
+	u32 qps = err_count(dev, RDMA_RESTRACK_QP);
+	u32 cqs = err_count(dev, RDMA_RESTRACK_CQ);
+	static const char * const what[] = {
+		"max_send_sge above the device's", "max_recv_sge above the device's",
+		"max_recv_wr at the device's max_cqe",
+	};
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_test_sh(ERR_QPS_SAVE, ibpost_test_ibdev()));
+	KUNIT_ASSERT_LT(test, da->max_send_sge, (int)U8_MAX);
+	KUNIT_ASSERT_LT(test, da->max_recv_sge, (int)U8_MAX);
+	KUNIT_ASSERT_LT(test, da->max_cqe, INT_MAX / 2);
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
+		ibpost_test_attr(&attr, IB_QPT_RC);
+		if (i == 0)
+			attr.max_send_sge = da->max_send_sge + 1;
+		else if (i == 1)
+			attr.max_recv_sge = da->max_recv_sge + 1;
+		else
+			attr.max_recv_wr = da->max_cqe;
+		qp = ibpost_qp_create(dev, &attr);
+		if (!IS_ERR_OR_NULL(qp))
+			ibpost_test_defer_qp(test, qp);
+		KUNIT_EXPECT_EQ_MSG(test, -EINVAL, PTR_ERR_OR_ZERO(qp), "%s",
+				    what[i]);
+		KUNIT_EXPECT_EQ_MSG(test, qps, err_count(dev, RDMA_RESTRACK_QP),
+				    "%s: a provider QP left", what[i]);
+		KUNIT_EXPECT_EQ_MSG(test, cqs, err_count(dev, RDMA_RESTRACK_CQ),
+				    "%s: a provider CQ left", what[i]);
+		KUNIT_EXPECT_EQ_MSG(test, 0,
+				    ibpost_test_sh(ERR_QPS_CMP,
+						   ibpost_test_ibdev()),
+				    "%s: ibpost's QPs in debugfs changed",
+				    what[i]);
+	}
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	ibpost_test_qp(test, dev, &attr);
+	KUNIT_EXPECT_EQ(test, qps + 1, err_count(dev, RDMA_RESTRACK_QP));
+	KUNIT_EXPECT_EQ(test, cqs + 2, err_count(dev, RDMA_RESTRACK_CQ));
 }
 
 /* Count the registrations that reach IBPOST_HOOK_REG_CHECKED. */
@@ -880,6 +940,7 @@ static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_connect_loopback_after_removal),
 	KUNIT_CASE(ibpost_errors_connect_loopback_two_devices),
 	KUNIT_CASE(ibpost_errors_qp_create_refused_early),
+	KUNIT_CASE(ibpost_errors_qp_create_provider_refuses),
 	KUNIT_CASE(ibpost_errors_reg_remote_needs_rc_qp),
 	KUNIT_CASE(ibpost_errors_vector_posts_refused),
 	KUNIT_CASE(ibpost_errors_qp_create_enomem),
