@@ -111,8 +111,8 @@ bw_rows() {
 }
 
 # The post-call cost with bottom halves disabled around every post call
-# (bh=1), so that rxe's tasklets run after the call in every mode, not
-# inside ibpost's (the unlock of its _bh queue lock runs them).
+# (bh=1), so that rxe's tasklets run after the call in every mode, never
+# inside one (an interrupt's exit within the call would run them).
 post_rows() {
 	for op in send write read; do
 		for chain in 1 32; do
@@ -283,7 +283,7 @@ taskruns() {
 		echo "$f" >> $T/set_ftrace_filter 2>/dev/null
 	done
 	# raw with bh=1 is raw whose pending softirq work runs right after
-	# every post call: what a _bh lock in the post path amounts to.
+	# every post call.
 	for mode in raw raw:1 chain seed; do
 		n=${1:-20000} bh=0
 		[ "$mode" = raw:1 ] && bh=1

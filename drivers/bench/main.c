@@ -11,8 +11,8 @@
  *	chain=<WRs per post call> signal=<signal interval>
  *	iters=<measured WRs> warmup=<WRs before timing>
  *	bh=1 (post with bottom halves disabled: post_ns then leaves out
- *	the provider's softirq work, which the unlock of ibpost's _bh lock
- *	would otherwise run inside its post call)
+ *	the provider's softirq work, which a post call could otherwise
+ *	run wherever it enables bottom halves or is interrupted)
  *   dev=rxe0 mode=lat-raw|lat-chain|lat-seed op=write|send size=<bytes>
  *	iters=<round trips> warmup=<round trips>
  *   dev=rxe0 mode=lat-raw-poll|lat-chain-poll|lat-seed-poll ...
