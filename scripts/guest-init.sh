@@ -164,10 +164,6 @@ nd1_add() {
 	[ $PROV = rxe ] || ip addr add 10.96.0.1/24 dev $ND1
 }
 
-sc_dev1_add_appears() {
-	nd1_add && rdma link add $DEV1 type $PROV netdev $ND1 && listed $DEV1
-}
-
 # ibpost's trace events: trace_start empties the buffer and turns them
 # on (ibpost must be loaded), stamped by a clock all CPUs share so that
 # the lines are in event order; trace_stop turns them off and writes
@@ -233,168 +229,6 @@ demo_trace_follow() {
 	echo "  $(grep "ibpost_post_send_err: " "$1" | tail -1)"
 }
 
-# The holder, loaded with ibpost's trace events on: its QPs, CQs and MR
-# are credited to it in rdma restrack, and its RDMA WRITE, followed by its
-# completion id from its post to its completion, is on a QP and CQ whose
-# ids match "rdma resource show".
-sc_holder_credit_and_trace() {
-	trace_start || return 1
-	insmod /ibpost/ibpost_holder.ko || return 1
-	trace_stop /tmp/trace.txt
-	cat /tmp/trace.txt
-	grep -q "ibpost_client_register: client=ibpost_holder" /tmp/trace.txt &&
-	grep -Eq "ibpost_post_recv: dev\.id=[0-9]+ cq\.id=[0-9]+ cid=[0-9]+ posted=16 qpn=[0-9]+ chain=16 ret=0 bad_wr=-1" \
-		/tmp/trace.txt || return 1
-	# The holder's QPs on $DEV1, and its write there: its completion, by
-	# its id.
-	qpns=$(sed -n "s/.*ibpost_qp_create: dev=$DEV1 qpn=\([0-9]*\) type=RC .*caller=ibpost_holder.*/\1/p" \
-		/tmp/trace.txt | paste -sd'|' -)
-	[ -n "$qpns" ] || { echo "no QP of ibpost_holder on $DEV1"; return 1; }
-	trace_follow /tmp/trace.txt "posted=1 qpn=($qpns) chain=1 ret=0 " \
-		> /tmp/follow.txt || { cat /tmp/follow.txt; return 1; }
-	cat /tmp/follow.txt
-	comp=$(grep "ibpost_send_comp: .* status=SUCCESS .* returned" /tmp/follow.txt)
-	[ -n "$comp" ] || return 1
-	qpn=$(echo "$comp" | sed -n 's/.* qpn=\([0-9]*\) .*/\1/p')
-	cq=$(echo "$comp" | sed -n 's/.* cq\.id=\([0-9]*\) .*/\1/p')
-	rdma resource show qp link $DEV1/1
-	rdma resource show cq dev $DEV1
-	rdma resource show mr dev $DEV1
-	rdma resource show qp link $DEV1/1 | grep -E "lqpn $qpn .*ibpost_holder" &&
-	rdma resource show cq dev $DEV1 | grep -E "cqn $cq .*ibpost_holder" &&
-	rdma resource show mr dev $DEV1 | grep -q "ibpost_holder" || return 1
-	# The device's counters: the pair, its receives, the write.
-	st=/sys/kernel/debug/ibpost/$DEV1/stats
-	cat $st
-	grep -q "^qps 2$" $st && grep -q "^recv_posted 16$" $st &&
-	grep -q "^recv_in_use 16$" $st && grep -q "^send_completed [1-9]" $st
-}
-
-sc_dev1_delete_with_qps() {
-	grep -q "^ibpost_holder " /proc/modules ||
-		insmod /ibpost/ibpost_holder.ko || return 1
-	d=/sys/kernel/debug/ibpost/$DEV1
-	grep -q "^qpn" $d/qps || return 1
-	cat $d/qps
-	# The holder's receives show in its QP's counters (root only file).
-	grep -l "^recv_posted 16$" $d/qp[0-9]* || return 1
-	[ "$(stat -c %a $d/qp* | sort -u)" = 400 ] || return 1
-	rdma link delete $DEV1 || { rmmod ibpost_holder; return 1; }
-	rmmod ibpost_holder || return 1
-	not_listed $DEV1 || return 1
-	dmesg | grep "ibpost_holder: $DEV1 removed:" | tail -1 |
-		grep -q "posted 16 returned 16 flushed 16 post -19"
-}
-
-sc_reload_3_times() {
-	for i in 1 2 3; do
-		unload_ibpost || return 1
-		load_ibpost || return 1
-		listed $DEV0 || return 1
-	done
-}
-
-sc_load_before_device() {
-	unload_ibpost || return 1
-	for d in $(rdma link show | sed -n 's/^link \([^/]*\)\/.*/\1/p'); do
-		rdma link delete $d || return 1
-	done
-	load_ibpost || return 1
-	[ ! -s /sys/kernel/debug/ibpost/devices ] || return 1
-	rdma link add $DEV0 type $PROV netdev $ND0 || return 1
-	listed $DEV0 && cat /sys/kernel/debug/ibpost/devices
-}
-
-# Device removal under traffic, alternating rdma link delete and netdev
-# unregister, then ibpost itself unloaded and reloaded. Each cycle takes
-# about 3 s under TCG (the add, the pairs' set-up, 0.3 s of traffic, the
-# removal): ten, five of each kind of removal.
-REMOVAL_CYCLES=10
-sc_removal_under_traffic() {
-	ip link del $ND1 2>/dev/null
-	insmod /ibpost/ibpost_traffic.ko ibdev=$DEV1 || return 1
-	tr=/sys/kernel/debug/ibpost_traffic
-	i=1
-	while [ $i -le $REMOVAL_CYCLES ]; do
-		nd1_add || return 1
-		# ib_core frees the old device's name asynchronously: until
-		# it has, the add fails with ENFILE. Retry for up to 20 s.
-		n=0
-		until rdma link add $DEV1 type $PROV netdev $ND1 2> /tmp/add.err; do
-			n=$((n + 1))
-			[ $n -lt 200 ] || { cat /tmp/add.err; return 1; }
-			sleep 0.1
-		done
-		# Its pairs connected (through rdma_cm on iWARP: seconds under
-		# TCG) and WRs posted, then a little more traffic.
-		n=0
-		until grep -q "^$DEV1 live posted [1-9][0-9]* setup 0$" $tr ||
-			[ $n -ge 300 ]; do
-			sleep 0.1
-			n=$((n + 1))
-		done
-		grep "^$DEV1 live posted [1-9][0-9]* setup 0$" $tr || { cat $tr; return 1; }
-		sleep 0.3
-		if [ $((i % 2)) = 1 ]; then
-			rdma link delete $DEV1 || return 1
-			ip link del $ND1
-		else
-			ip link del $ND1 || return 1
-		fi
-		# Netdev unregister removes the device asynchronously.
-		n=0
-		while listed $DEV1 && [ $n -lt 100 ]; do
-			sleep 0.1
-			n=$((n + 1))
-		done
-		not_listed $DEV1 || return 1
-		r=$(cat $tr)
-		echo "cycle $i: $r"
-		kmsg "ibpost-removal: cycle $i: $r"
-		# <dev> posted P returned R flushed F removes 1 post_after -19
-		# inflight I missing 0 dups 0: every context back exactly
-		# once, and WRs in flight when the device went, flushed (the
-		# pairs keep receives posted beyond their sends). I, what
-		# ibpost_traffic saw outstanding at its remove callback, is
-		# only reported: after a netdev unregister siw has flushed
-		# its QPs before the device's removal begins.
-		set -- $r
-		[ "$1" = $DEV1 ] && [ "$3" -gt 0 ] && [ "$3" = "$5" ] &&
-			[ "$7" -gt 0 ] && [ "${9}" = 1 ] && [ "${11}" = -19 ] &&
-			[ "${12}" = inflight ] &&
-			[ "${14}" = missing ] && [ "${15}" = 0 ] &&
-			[ "${16}" = dups ] && [ "${17}" = 0 ] || return 1
-		i=$((i + 1))
-	done
-	rmmod ibpost_traffic && unload_ibpost && load_ibpost &&
-		listed $DEV0
-}
-
-# Fault injection, on a kernel with CONFIG_FAULT_INJECTION (it has
-# /proc/self/fail-nth): fail_ibpost/ holds the framework's knobs and
-# ibpost's errno, root only, disarmed and -EIO at load; errno takes a
-# negative errno only. A stock kernel has no fail_ibpost/. Neither has the
-# old fault_inject file.
-sc_fail_ibpost_files() {
-	d=/sys/kernel/debug/ibpost/fail_ibpost
-	[ -e /sys/kernel/debug/ibpost/devices ] &&
-		[ ! -e /sys/kernel/debug/ibpost/fault_inject ] || return 1
-	if [ ! -e /proc/self/fail-nth ]; then
-		[ ! -e $d ]
-		return
-	fi
-	for f in probability interval times space verbose task-filter errno; do
-		[ "$(stat -c %a $d/$f)" = 600 ] || return 1
-	done
-	[ "$(cat $d/probability)" = 0 ] && [ "$(cat $d/errno)" = -5 ] ||
-		return 1
-	echo -12 > $d/errno && [ "$(cat $d/errno)" = -12 ] || return 1
-	for e in 12 0 -4095 x; do
-		! echo $e > $d/errno 2>/dev/null || return 1
-	done
-	[ "$(cat $d/errno)" = -12 ] && echo -5 > $d/errno
-}
-
 # The KTAP header of a KUnit module's suites. 6.12 prints it itself when
 # the module loads (kunit_module_init() in lib/kunit/test.c); 6.1 prints
 # the suites only, so there the guest supplies the version and the plan.
@@ -413,144 +247,41 @@ ktap_guest_document() {
 	kmsg "1..1"
 }
 
-# The device scenarios both the test guest and the stock-kernel guest run
-# (seven cases).
-sc_device_scenarios() {
-	sc_result ${DEV1}_add_appears sc_dev1_add_appears
-	sc_result holder_credit_and_trace sc_holder_credit_and_trace
-	sc_result ${DEV1}_delete_with_qps sc_dev1_delete_with_qps
-	sc_result reload_3_times sc_reload_3_times
-	sc_result load_before_device sc_load_before_device
-	sc_result fail_ibpost_files sc_fail_ibpost_files
-	sc_result removal_under_traffic_${REMOVAL_CYCLES}_cycles sc_removal_under_traffic
-}
-
-run_tests() {
-	nsuites=$(cat /ibpost/nsuites)
-	ktap_module_header "$nsuites"
-	insmod /ibpost/ibpost_kunit.ko
-	rmmod ibpost_kunit
-
-	ktap_guest_document
-	sc_suite_begin ibpost_scenarios 7
-	sc_device_scenarios
-	sc_suite_end ibpost_scenarios
-}
-
-# Guest A of the two-host stage: serves guest B until B asks it to stop,
-# then reports what it saw as the KTAP suite "ibpost_xhost_server".
-XS=/sys/kernel/debug/ibpost_xhost_server/status
-xs() { sed -n "s/^$1 //p" $XS; }
-
-run_xhost_a() {
-	insmod /ibpost/ibpost_xhost_server.ko
-	# The address comes last: once B can ping it, the server listens.
-	ip addr add 10.77.0.1/24 dev eth0
-	kmsg "ibpost-guest: A: $(ip -4 -o addr show dev eth0)"
-	n=0
-	while [ "$(xs shutdown)" != 1 ] && [ $n -lt 450 ]; do
-		sleep 2
-		n=$((n + 1))
-	done
-	# The last connection closes after B's shutdown request.
-	n=0
-	while [ "$(xs established)" != "$(xs disconnected)" ] && [ $n -lt 60 ]; do
-		sleep 1
-		n=$((n + 1))
-	done
-	cat $XS | while read -r l; do kmsg "ibpost-xhost-server: $l"; done
-	ktap_guest_document
-	sc_suite_begin ibpost_xhost_server 5
-	sc_result shutdown_requested_by_b [ "$(xs shutdown)" = 1 ]
-	sc_result served_at_least_5_connections [ "$(xs established)" -ge 5 ]
-	# Exactly what B's suite sends: 5 window checks (seed operations 2,
-	# partial post 3) and ECHO payloads (seed operations 2, the link
-	# case's reconnection 1); B's stream of 10,000 DATA messages. Over
-	# iWARP neither the stream (its only flow control is RNR retry) nor
-	# the link case runs: no DATA at all, and 2 ECHOs.
-	data=10000 echo=3
-	[ "$mode" = xhost-a-siw ] && data=0 echo=2
-	sc_result data_verified_byte_for_byte \
-		sh -c "[ $(xs data_ok) = $data ] && [ $(xs echo_ok) = $echo ] && [ $(xs checks_ok) = 5 ] && [ $(xs data_bad) = 0 ] && [ $(xs checks_bad) = 0 ]"
-	sc_result every_receive_returned \
-		[ "$(xs recv_posted)" = "$(xs recv_returned)" ]
-	sc_result server_unloads rmmod ibpost_xhost_server
-	sc_suite_end ibpost_xhost_server
-}
-
-# Guest B: runs the ibpost_xhost KUnit suite against A through rdma_cm.
-run_xhost_b() {
-	ip addr add 10.77.0.2/24 dev eth0
-	n=0
-	until ping -c 1 -W 1 10.77.0.1 > /dev/null 2>&1 || [ $n -ge 180 ]; do
-		n=$((n + 1))
-	done
-	kmsg "ibpost-guest: 10.77.0.1 answered after $n pings"
-	if [ $n -ge 180 ]; then	# what the suite will fail on
-		ip -s -o link show dev eth0 | while read -r l; do kmsg "ibpost-guest: B: $l"; done
-		ip neigh | while read -r l; do kmsg "ibpost-guest: B: $l"; done
-		while read -r l; do kmsg "ibpost-guest: B: $l"; done < /proc/interrupts
-	fi
-	ktap_module_header 1
-	insmod /ibpost/ibpost_xhost_kunit.ko
-	rmmod ibpost_xhost_kunit
-}
-
-# Debian's stock kernel, ibpost installed by DKMS: loaded by name from
-# updates/dkms, the demo's data checks, the scenarios that need no KUnit,
-# unloaded at the end. One KTAP suite, "ibpost_stock".
-sc_modprobe_by_name() {
-	modprobe ibpost || return 1
-	modinfo -n ibpost | grep -q "/updates/dkms/ibpost.ko" &&
-		grep -q "^ibpost " /proc/modules && listed rxe0
-}
-
-sc_demo_checks() {
-	trace_start || return 1
-	modprobe ibpost_demo || return 1
-	# rmmod, not modprobe -r: that would unload ibpost with it.
-	rmmod ibpost_demo || return 1
-	trace_stop /tmp/trace.txt
-	dmesg | sed -n '/ibpost_demo: ==== ibpost demo on/,$p' | grep ibpost_demo
-	dmesg | grep -Eq "ibpost demo: ([1-9][0-9]*) of \1 checks passed" &&
-	demo_trace_follow /tmp/trace.txt
-}
-
-sc_unload() {
-	unload_ibpost && ! grep -q "^ibpost " /proc/modules
-}
-
-run_stock() {
-	kmsg "ibpost-guest: $(uname -r), $(uname -v)"
-	ktap_guest_document
-	sc_suite_begin ibpost_stock 10
-	sc_result modprobe_ibpost_by_name sc_modprobe_by_name
-	sc_result demo_data_checks sc_demo_checks
-	sc_device_scenarios
-	sc_result unload_ibpost sc_unload
-	sc_suite_end ibpost_stock
-}
-
-run_demo() {
-	trace_start || echo "ibpost-guest: no ibpost trace events"
-	insmod /ibpost/ibpost_demo.ko
-	echo "==== ibpost devices ===="
-	cat /sys/kernel/debug/ibpost/devices
-	for d in /sys/kernel/debug/ibpost/*/qps; do
-		echo "==== QPs on $(basename "$(dirname "$d")") ===="
-		cat "$d"
-	done
-	echo "==== rdma resource show qp ===="
-	rdma resource show qp
-	rmmod ibpost_demo
-	trace_stop /tmp/trace.txt
-	echo "==== one WR followed by its completion id (ibpost trace events) ===="
-	if demo_trace_follow /tmp/trace.txt; then
-		echo "ibpost-trace: WR followed from its post to its completion"
-	else
-		echo "ibpost-trace: FAILED to follow a WR by its completion id"
-	fi
-}
+# The device scenarios (sc_*) and the jobs of the modes (run_*), a file
+# each: scripts/guest/ in the repository, /ibpost/guest/ here
+# (guest_userspace in scripts/lib/common.sh copies them).
+# shellcheck source=scripts/guest/sc_dev1_add_appears.sh
+. /ibpost/guest/sc_dev1_add_appears.sh
+# shellcheck source=scripts/guest/sc_holder_credit_and_trace.sh
+. /ibpost/guest/sc_holder_credit_and_trace.sh
+# shellcheck source=scripts/guest/sc_dev1_delete_with_qps.sh
+. /ibpost/guest/sc_dev1_delete_with_qps.sh
+# shellcheck source=scripts/guest/sc_reload_3_times.sh
+. /ibpost/guest/sc_reload_3_times.sh
+# shellcheck source=scripts/guest/sc_load_before_device.sh
+. /ibpost/guest/sc_load_before_device.sh
+# shellcheck source=scripts/guest/sc_removal_under_traffic.sh
+. /ibpost/guest/sc_removal_under_traffic.sh
+# shellcheck source=scripts/guest/sc_fail_ibpost_files.sh
+. /ibpost/guest/sc_fail_ibpost_files.sh
+# shellcheck source=scripts/guest/sc_device_scenarios.sh
+. /ibpost/guest/sc_device_scenarios.sh
+# shellcheck source=scripts/guest/run_tests.sh
+. /ibpost/guest/run_tests.sh
+# shellcheck source=scripts/guest/run_xhost_a.sh
+. /ibpost/guest/run_xhost_a.sh
+# shellcheck source=scripts/guest/run_xhost_b.sh
+. /ibpost/guest/run_xhost_b.sh
+# shellcheck source=scripts/guest/sc_modprobe_by_name.sh
+. /ibpost/guest/sc_modprobe_by_name.sh
+# shellcheck source=scripts/guest/sc_demo_checks.sh
+. /ibpost/guest/sc_demo_checks.sh
+# shellcheck source=scripts/guest/sc_unload.sh
+. /ibpost/guest/sc_unload.sh
+# shellcheck source=scripts/guest/run_stock.sh
+. /ibpost/guest/run_stock.sh
+# shellcheck source=scripts/guest/run_demo.sh
+. /ibpost/guest/run_demo.sh
 
 case "$mode" in
 test) run_tests ;;

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# lib.sh - what scripts/ibpost.sh and scripts/stock.sh share: logging,
-# booting a guest, packing binaries into an initramfs, checking a kernel
-# log and parsing its KTAP documents. Sourced, never run; every function
-# takes what it needs as arguments.
+# common.sh - what the stages of scripts/ibpost.sh (scripts/lib/*.sh)
+# share: logging, booting a guest, packing binaries into an initramfs,
+# checking a kernel log and parsing its KTAP documents. Sourced, never
+# run; every function takes what it needs as arguments.
 
 log() { printf '[ibpost %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
@@ -23,9 +23,10 @@ copy_with_libs() {
 # The userspace every guest has: busybox, iproute2's ip and rdma
 # (busybox's ip cannot add dummy links), and kmod's module tools (they
 # read the compressed modules of Debian's 6.12 packages, busybox's do
-# not). Into root $1, with /init from $2.
+# not). Into root $1, with /init from $2 and the files /init sources
+# (its scenarios and jobs) from directory $3 in /ibpost/guest/.
 guest_userspace() {
-	local root=$1 init=$2 t
+	local root=$1 init=$2 sourced=$3 t
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,ibpost,lib/modules}
 	cp /bin/busybox "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
@@ -36,6 +37,8 @@ guest_userspace() {
 		ln -s /usr/bin/kmod "$root/sbin/$t"
 	done
 	cp "$init" "$root/init"
+	mkdir -p "$root/ibpost/guest"
+	cp "$sourced"/*.sh "$root/ibpost/guest/"
 }
 
 # Pack root $1 into the gzipped cpio $2.

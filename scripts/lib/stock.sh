@@ -21,8 +21,8 @@
 #      checks the demo's data, runs the device add/remove scenarios that
 #      need no KUnit, and unloads everything.
 #
-# Needs lib.sh's functions; every function here takes what it needs as
-# arguments.
+# Needs common.sh's functions; every function here takes what it needs
+# as arguments.
 
 # The Debian kernel release (e.g. 6.12.117+deb12-amd64) of series $1,
 # flavour $2 (amd64 or rt-amd64).
@@ -150,7 +150,8 @@ stock_stage() {
 	ir=$stage/initramfs
 	if ! stock_consumers "$repo" "$ksrc" "$stage/dkms/Module.symvers" \
 		"$stage/consumers" ||
-	   ! guest_userspace "$ir" "$repo/scripts/guest-init.sh" ||
+	   ! guest_userspace "$ir" "$repo/scripts/guest-init.sh" \
+		"$repo/scripts/guest" ||
 	   ! stock_modules "$root" "$kver" "$ir" ||
 	   ! mkdir -p "$ir/lib/modules/$kver/updates" ||
 	   ! cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/" ||
