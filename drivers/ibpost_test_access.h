@@ -25,6 +25,8 @@ enum ibpost_hook {
 	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
 	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
 	IBPOST_HOOK_STATE_FROM,		/* a move from a state, sq.lock held */
+	IBPOST_HOOK_GID,		/* non-zero: this GID entry is unusable */
+	IBPOST_HOOK_QP_STAGE,		/* non-zero: refuse this set-up stage */
 	IBPOST_HOOK_NR,
 };
 

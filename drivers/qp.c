@@ -460,6 +460,17 @@ static void ibpost_qp_destroy_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 		ib_destroy_qp(qp->ibqp);
 }
 
+/*
+ * Test builds: the test hook may refuse stage @stage of a QP's set-up
+ * after the provider's QP exists (1 rings, 2 READ sinks, 3 drain, 4 UD
+ * to RTS) as if its allocation had failed, for the unwinding that no
+ * allocation failure reaches without failing the provider's own first.
+ */
+static int ibpost_qp_stage_refused(unsigned long stage)
+{
+	return ibpost_hook(IBPOST_HOOK_QP_STAGE, (void *)stage) ? -ENOMEM : 0;
+}
+
 /* The slot rings, sized by what the provider granted. */
 static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 {
@@ -504,20 +515,21 @@ static int ibpost_qp_init_queues(struct ibpost_qp *qp, struct rdma_cm_id *id)
 {
 	int ret;
 
-	ret = ibpost_qp_alloc_rings(qp);
+	ret = ibpost_qp_stage_refused(1) ?: ibpost_qp_alloc_rings(qp);
 	if (ret)
 		return ret;
 	/* Only a cm QP can be connected on iWARP, and so ever READ. */
 	if (ibpost_dev_iwarp(qp->dev) && id) {
-		ret = ibpost_sinks_alloc(&qp->sq);
+		ret = ibpost_qp_stage_refused(2) ?:
+		      ibpost_sinks_alloc(&qp->sq);
 		if (ret)
 			goto out_free_rings;
 	}
-	ret = ibpost_drain_init(qp);
+	ret = ibpost_qp_stage_refused(3) ?: ibpost_drain_init(qp);
 	if (ret)
 		goto out_free_sinks;
 	if (qp->attr.qp_type == IB_QPT_UD && !id) {
-		ret = ibpost_qp_to_rts_ud(qp);
+		ret = ibpost_qp_stage_refused(4) ?: ibpost_qp_to_rts_ud(qp);
 		if (ret)
 			goto out_drain_cleanup;
 	}
@@ -669,6 +681,11 @@ int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 	/* RoCE: the first usable GID of the port, and its netdev's MAC. */
 	for (i = 0; i < ibdev->port_data[qp->port].immutable.gid_tbl_len; i++) {
 		sgid = rdma_get_gid_attr(ibdev, qp->port, i);
+		if (!IS_ERR(sgid) &&
+		    ibpost_hook(IBPOST_HOOK_GID, (void *)sgid)) {
+			rdma_put_gid_attr(sgid);
+			sgid = ERR_PTR(-EADDRNOTAVAIL);
+		}
 		if (!IS_ERR(sgid))
 			break;
 	}

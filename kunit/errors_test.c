@@ -17,9 +17,15 @@
  *   allocation is armed to fail, and must still be armed afterwards.
  * - QP attributes past ibpost's checks that the provider refuses (SGEs
  *   above the device's, a receive CQ above its max_cqe): the provider's
- *   errno, with the CQs made before the refusal freed.
+ *   errno, with the CQs made before the refusal freed. The set-up stages
+ *   after the provider's QP exists (rings, drain, a UD QP's RTS) refused
+ *   by the test hook at IBPOST_HOOK_QP_STAGE: -ENOMEM, nothing left.
  * - A loopback connection across two devices: -EINVAL, both QPs left in
  *   RESET.
+ * - A RoCE port with no usable GID (the test hook at IBPOST_HOOK_GID
+ *   rejects the entries): -EADDRNOTAVAIL from the address vector and the
+ *   loopback connection; with the first entry alone rejected the next
+ *   one serves.
  * - The vector seed operations' own refusals: a negative count, no list,
  *   an SGE without an MR, inline data of more than U32_MAX bytes; each
  *   counted, nothing queued, the QP still working.
@@ -296,6 +302,147 @@ static void ibpost_errors_connect_loopback_after_removal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ENODEV, ibpost_qp_connect_loopback(a, b));
 }
 
+static void err_hook_off(void *unused)
+{
+	ibpost_test_set_hook(NULL, NULL);
+}
+
+/* Refuse set-up stage st[0]; st[1] collects the stages asked (bits). */
+static int err_stage_hook(enum ibpost_hook point, void *obj, void *data)
+{
+	unsigned long stage = (unsigned long)obj, *st = data;
+
+	if (point != IBPOST_HOOK_QP_STAGE)
+		return 0;
+	st[1] |= BIT(stage);
+	return stage == st[0];
+}
+
+/*
+ * The stages of a QP's set-up after the provider's QP exists, each
+ * refused in turn by the test hook as if its allocation had failed (the
+ * kernel's fault injection reaches them only through a failure inside
+ * the provider first): the rings, the drain's resources, a UD QP's move
+ * to RTS. Each: -ENOMEM, the provider's QP and CQs gone again, ibpost's
+ * QP list as it was; then a QP is made.
+ */
+static void ibpost_errors_qp_create_late_stage_refused(struct kunit *test)
+{
+	static const enum ib_qp_type types[] = { IB_QPT_RC, IB_QPT_UD };
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	u32 qps = err_count(dev, RDMA_RESTRACK_QP);
+	u32 cqs = err_count(dev, RDMA_RESTRACK_CQ);
+	unsigned long stage, last, st[2] = {};
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+	unsigned int t;
+
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_test_sh(ERR_QPS_SAVE, ibpost_test_ibdev()));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(err_stage_hook, st));
+	ibpost_test_defer(test, err_hook_off, NULL);
+	for (t = 0; t < ARRAY_SIZE(types); t++) {
+		/* iWARP: no UD; READ sinks (2) belong to rdma_cm QPs. */
+		if (types[t] == IB_QPT_UD && ibpost_test_iwarp(dev))
+			continue;
+		last = types[t] == IB_QPT_UD ? 4 : 3;
+		for (stage = 1; stage <= last; stage++) {
+			if (stage == 2)
+				continue;
+			st[0] = stage;
+			st[1] = 0;
+			ibpost_test_attr(&attr, types[t]);
+			qp = ibpost_qp_create(dev, &attr);
+			if (!IS_ERR_OR_NULL(qp))
+				ibpost_test_defer_qp(test, qp);
+			KUNIT_EXPECT_EQ_MSG(test, -ENOMEM, PTR_ERR_OR_ZERO(qp),
+					    "QP type %d, stage %lu", types[t],
+					    stage);
+			KUNIT_EXPECT_TRUE_MSG(test, st[1] & BIT(stage),
+					      "stage %lu never asked", stage);
+			KUNIT_EXPECT_EQ_MSG(test, qps,
+					    err_count(dev, RDMA_RESTRACK_QP),
+					    "stage %lu: a provider QP left",
+					    stage);
+			KUNIT_EXPECT_EQ_MSG(test, cqs,
+					    err_count(dev, RDMA_RESTRACK_CQ),
+					    "stage %lu: a provider CQ left",
+					    stage);
+			KUNIT_EXPECT_EQ_MSG(test, 0,
+					    ibpost_test_sh(ERR_QPS_CMP,
+							   ibpost_test_ibdev()),
+					    "stage %lu: ibpost's QPs changed",
+					    stage);
+		}
+	}
+	st[0] = 0;
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	ibpost_test_qp(test, dev, &attr);
+	KUNIT_EXPECT_EQ(test, qps + 1, err_count(dev, RDMA_RESTRACK_QP));
+}
+
+/* The GID entries below *@data are unusable; each one asked is counted. */
+static int err_gid_hook(enum ibpost_hook point, void *obj, void *data)
+{
+	const struct ib_gid_attr *sgid = obj;
+	int *below = data;
+
+	if (point != IBPOST_HOOK_GID)
+		return 0;
+	below[1]++;
+	return sgid->index < below[0];
+}
+
+/*
+ * A RoCE port whose GID table has no usable entry (the test hook makes
+ * every entry the address vector looks at unusable, as if the table were
+ * empty): ibpost_qp_loopback_av() and ibpost_qp_connect_loopback() say
+ * -EADDRNOTAVAIL and both QPs stay in RESET. With the first entry alone
+ * unusable the next one serves: the pair connects and a SEND arrives.
+ */
+static void ibpost_errors_loopback_no_usable_gid(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	struct rdma_ah_attr av;
+	struct ibpost_qp *a, *b;
+	int gid[2] = { INT_MAX, 0 };
+
+	ibpost_test_need_ib(test, dev,
+			    "QPs connect through rdma_cm only, with no GID-based loopback address vector");
+	if (!rdma_protocol_roce(ibpost_dev_ibdev(dev), 1))
+		ibpost_test_skip(test, "%s", "not RoCE: an IB port's address vector has no GID");
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	a = ibpost_test_qp(test, dev, &attr);
+	b = ibpost_test_qp(test, dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(err_gid_hook, gid));
+	ibpost_test_defer(test, err_hook_off, NULL);
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, ibpost_qp_loopback_av(a, &av));
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, ibpost_qp_connect_loopback(a, b));
+	KUNIT_EXPECT_GT_MSG(test, gid[1], 0, "no GID entry was looked at");
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, ibpost_test_qp_state(test, a));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET, ibpost_test_qp_state(test, b));
+
+	gid[0] = 1;
+	gid[1] = 0;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_loopback_av(a, &av));
+	KUNIT_EXPECT_NE(test, 0, rdma_ah_get_ah_flags(&av) & IB_AH_GRH);
+	KUNIT_EXPECT_GT(test, rdma_ah_read_grh(&av)->sgid_index, 0);
+	KUNIT_EXPECT_EQ(test, 2, gid[1]);
+	p = ibpost_test_pair(test, NULL);
+	KUNIT_EXPECT_EQ(test, 6, gid[1]);
+	ibpost_test_fill(p->abuf.buf, 64, 11);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(2), p->bbuf.buf,
+						  64, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(1), p->abuf.buf,
+						  64, p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_ok(test, p->a, CTX(1));
+	ibpost_test_recv_ok(test, p->b, CTX(2), 64);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bbuf.buf, p->abuf.buf, 64));
+}
+
 /* ---- Refusals before anything is allocated ---------------------------- */
 
 /*
@@ -426,11 +573,6 @@ static int err_hook_fn(enum ibpost_hook point, void *obj, void *data)
 	if (point == IBPOST_HOOK_REG_CHECKED)
 		atomic_inc(data);
 	return 0;
-}
-
-static void err_hook_off(void *unused)
-{
-	ibpost_test_set_hook(NULL, NULL);
 }
 
 /* @mr's errno; an MR is deregistered: 0, or the deregistration's. */
@@ -939,8 +1081,10 @@ static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_enodev_after_removal),
 	KUNIT_CASE(ibpost_errors_connect_loopback_after_removal),
 	KUNIT_CASE(ibpost_errors_connect_loopback_two_devices),
+	KUNIT_CASE(ibpost_errors_loopback_no_usable_gid),
 	KUNIT_CASE(ibpost_errors_qp_create_refused_early),
 	KUNIT_CASE(ibpost_errors_qp_create_provider_refuses),
+	KUNIT_CASE(ibpost_errors_qp_create_late_stage_refused),
 	KUNIT_CASE(ibpost_errors_reg_remote_needs_rc_qp),
 	KUNIT_CASE(ibpost_errors_vector_posts_refused),
 	KUNIT_CASE(ibpost_errors_qp_create_enomem),
