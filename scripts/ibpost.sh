@@ -212,7 +212,8 @@ cmd_demo() {
 	build_modules "$bdir" "$out"
 	make_initramfs "$bdir" "$out" > /dev/null
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
-		demo "$out/console-demo.log" "$VM_TIMEOUT" "${BOOT_APPEND:-}" ||
+		demo "$out/console-demo.log" "$VM_TIMEOUT" \
+		"$TEST_CMDLINE ${BOOT_APPEND:-}" ||
 		true
 	sed -n '/ibpost_demo: ==== ibpost demo on/,/ibpost-guest: done/p' \
 		"$out/console-demo.log" | grep -v "speed is unknown" |

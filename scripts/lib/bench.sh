@@ -61,7 +61,8 @@ bench_smoke() {
 	log=$out/console-bench-smoke.log
 	t=$(date +%s)
 	boot_guest "$bdir/arch/x86/boot/bzImage" "$initrd" bench-smoke "$log" \
-		"$(stage_timeout smoke)" "${BOOT_APPEND:-}" || fail=1
+		"$(stage_timeout smoke)" "$TEST_CMDLINE ${BOOT_APPEND:-}" ||
+		fail=1
 	check_log "$log" || fail=1
 	n=$(sed -n 's/.*ibpost-bench: smoke ok modes=\([0-9]*\).*/\1/p' "$log" | tail -1)
 	if [ -z "$n" ]; then
