@@ -19,7 +19,8 @@
  *   above the device's, a receive CQ above its max_cqe): the provider's
  *   errno, with the CQs made before the refusal freed. The set-up stages
  *   after the provider's QP exists (rings, drain, a UD QP's RTS) refused
- *   by the test hook at IBPOST_HOOK_QP_STAGE: -ENOMEM, nothing left.
+ *   by the test hook at IBPOST_HOOK_QP_STAGE: -ENOMEM, nothing left; an
+ *   iWARP rdma_cm QP's READ sinks alike (none are made on IB/RoCE).
  * - A loopback connection across two devices: -EINVAL, both QPs left in
  *   RESET.
  * - A RoCE port with no usable GID (the test hook at IBPOST_HOOK_GID
@@ -379,6 +380,61 @@ static void ibpost_errors_qp_create_late_stage_refused(struct kunit *test)
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	ibpost_test_qp(test, dev, &attr);
 	KUNIT_EXPECT_EQ(test, qps + 1, err_count(dev, RDMA_RESTRACK_QP));
+}
+
+struct err_cm_pair {
+	struct ibpost_qp *a, *b;
+	struct ibpost_test_cm *cm;
+};
+
+static void err_cm_pair_free(void *data)
+{
+	struct err_cm_pair *p = data;
+
+	ibpost_qp_destroy(p->a);
+	ibpost_qp_destroy(p->b);
+	ibpost_test_cm_free(p->cm);
+}
+
+/*
+ * A QP made through rdma_cm on an iWARP device gets a READ sink per send
+ * slot (set-up stage 2). With that stage refused by the test hook, as if
+ * a sink's MR could not be allocated, ibpost_qp_create_cm() says -ENOMEM
+ * and leaves no provider QP or CQ behind. On InfiniBand and RoCE no QP
+ * has sinks: the stage is never asked and the pair connects.
+ */
+static void ibpost_errors_cm_qp_sinks_refused(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	u32 qps = err_count(dev, RDMA_RESTRACK_QP);
+	u32 cqs = err_count(dev, RDMA_RESTRACK_CQ);
+	unsigned long st[2] = { 2, 0 };
+	struct ibpost_qp_attr attr;
+	struct err_cm_pair *p;
+	int ret;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(err_stage_hook, st));
+	ibpost_test_defer(test, err_hook_off, NULL);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	ret = ibpost_test_cm_connect(dev, &attr, &attr, &p->a, &p->b, &p->cm);
+	ibpost_test_defer(test, err_cm_pair_free, p);
+	KUNIT_EXPECT_TRUE_MSG(test, st[1] & BIT(1), "no QP was set up");
+	if (!ibpost_test_iwarp(dev)) {
+		KUNIT_EXPECT_EQ(test, 0, ret);
+		KUNIT_EXPECT_FALSE_MSG(test, st[1] & BIT(2),
+				       "READ sinks set up on an IB/RoCE QP");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ret);
+	KUNIT_EXPECT_TRUE(test, st[1] & BIT(2));
+	KUNIT_EXPECT_NULL(test, p->a);
+	KUNIT_EXPECT_NULL(test, p->b);
+	KUNIT_EXPECT_EQ_MSG(test, qps, err_count(dev, RDMA_RESTRACK_QP),
+			    "a provider QP left");
+	KUNIT_EXPECT_EQ_MSG(test, cqs, err_count(dev, RDMA_RESTRACK_CQ),
+			    "a provider CQ left");
 }
 
 /* The GID entries below *@data are unusable; each one asked is counted. */
@@ -1085,6 +1141,7 @@ static struct kunit_case ibpost_errors_cases[] = {
 	KUNIT_CASE(ibpost_errors_qp_create_refused_early),
 	KUNIT_CASE(ibpost_errors_qp_create_provider_refuses),
 	KUNIT_CASE(ibpost_errors_qp_create_late_stage_refused),
+	KUNIT_CASE(ibpost_errors_cm_qp_sinks_refused),
 	KUNIT_CASE(ibpost_errors_reg_remote_needs_rc_qp),
 	KUNIT_CASE(ibpost_errors_vector_posts_refused),
 	KUNIT_CASE(ibpost_errors_qp_create_enomem),
