@@ -29,11 +29,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/seq_file.h>
-#include "ibpost_cq.h"
 #include "ibpost_internal.h"
 #include "ibpost_trace.h"
 
@@ -273,77 +271,6 @@ static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev)
 	return NULL;
 }
 
-/*
- * Whether a poll of a CQ of @left (QPs whose CQs a removal left) that no
- * teardown has claimed is scheduled.
- */
-static bool ibpost_dev_cqs_scheduled(struct ibpost_dev *dev,
-				     struct list_head *left)
-{
-	struct ibpost_qp *qp;
-	bool sched = false;
-
-	mutex_lock(&dev->qp_lock);
-	list_for_each_entry(qp, left, removal_node)
-		if (!qp->cqs_claimed &&
-		    (ibpost_cq_poll_scheduled(qp->sq.cq) ||
-		     ibpost_cq_poll_scheduled(qp->rq.cq)))
-			sched = true;
-	mutex_unlock(&dev->qp_lock);
-	return sched;
-}
-
-/*
- * Wait until no poll of the CQs of @left is scheduled or running, once
- * for all of them (ibpost_free_cqs() explains why), and mark them quiet.
- * The CQs a teardown claimed meanwhile are not read: that teardown waits
- * for its own.
- */
-static void ibpost_dev_quiesce_cqs(struct ibpost_dev *dev,
-				   struct list_head *left)
-{
-	struct ibpost_qp *qp;
-	bool softirq = false;
-
-	mutex_lock(&dev->qp_lock);
-	list_for_each_entry(qp, left, removal_node)
-		if (!qp->cqs_claimed &&
-		    ibpost_cqs_softirq(qp->sq.cq, qp->rq.cq))
-			softirq = true;
-	mutex_unlock(&dev->qp_lock);
-	if (softirq) {
-		do {
-			while (ibpost_dev_cqs_scheduled(dev, left))
-				usleep_range(100, 200);
-			synchronize_rcu();
-			atomic_long_inc(&ibpost_cq_grace_periods);
-		} while (ibpost_dev_cqs_scheduled(dev, left));
-	}
-	mutex_lock(&dev->qp_lock);
-	list_for_each_entry(qp, left, removal_node)
-		qp->cqs_quiet = true;
-	mutex_unlock(&dev->qp_lock);
-}
-
-/*
- * The second half of the teardown of the QPs of @left: their CQs freed
- * after one wait for all, their contexts returned; @left is emptied and
- * the removal's references dropped.
- */
-static void ibpost_dev_free_cqs(struct ibpost_dev *dev,
-				struct list_head *left)
-{
-	struct ibpost_qp *qp, *tmp;
-
-	ibpost_hook_sleepable(IBPOST_HOOK_REMOVAL_CQS, dev);
-	ibpost_dev_quiesce_cqs(dev, left);
-	list_for_each_entry_safe(qp, tmp, left, removal_node) {
-		list_del(&qp->removal_node);
-		ibpost_qp_teardown(qp, true);
-		ibpost_qp_put(qp);
-	}
-}
-
 static void ibpost_rename_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibpost_dev *dev = client_data;
@@ -360,7 +287,6 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 	struct ibpost_dev *dev = client_data;
 	struct ibpost_client *client;
 	struct ibpost_qp *qp;
-	LIST_HEAD(left);
 
 	trace_ibpost_dev_remove(ibdev);
 	mutex_lock(&ibpost_client_mutex);
@@ -381,27 +307,18 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 	 * objects; the ibpost_qp shells stay until ibpost_qp_destroy(). A QP
 	 * a destroy is tearing down is still listed: its teardown is waited
 	 * for. Teardown runs without qp_lock, so that completion callbacks
-	 * may deregister MRs meanwhile. It runs in two halves: every QP's
-	 * provider QP is destroyed first, then one wait covers all their
-	 * CQs before they are freed and the contexts returned.
+	 * may deregister MRs meanwhile.
 	 */
 	for (;;) {
 		mutex_lock(&dev->qp_lock);
 		qp = ibpost_dev_next_unseen(dev);
-		if (!qp) {
-			if (list_empty(&left))
-				break;
-			mutex_unlock(&dev->qp_lock);
-			ibpost_dev_free_cqs(dev, &left);
-			continue;
-		}
+		if (!qp)
+			break;
 		qp->removal_seen = true;
 		refcount_inc(&qp->ref);
 		mutex_unlock(&dev->qp_lock);
-		if (ibpost_qp_teardown_start(qp))
-			list_add_tail(&qp->removal_node, &left);
-		else
-			ibpost_qp_put(qp);
+		ibpost_qp_teardown(qp, true);
+		ibpost_qp_put(qp);
 	}
 	/* Every MR, those being registered or deregistered included. */
 	ibpost_dev_release_mrs(dev);

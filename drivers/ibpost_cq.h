@@ -18,13 +18,6 @@ static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
 	       test_bit(IRQ_POLL_F_SCHED, &cq->iop.state);
 }
 
-/* Whether @a or @b (NULL: none) is polled in softirq (irq_poll). */
-static inline bool ibpost_cqs_softirq(struct ib_cq *a, struct ib_cq *b)
-{
-	return (a && a->poll_ctx == IB_POLL_SOFTIRQ) ||
-	       (b && b->poll_ctx == IB_POLL_SOFTIRQ);
-}
-
 /*
  * ib_free_cq() of @a and @b (NULL: none), once their QP is gone. On an
  * IB_POLL_SOFTIRQ CQ, ib_core's ib_poll_handler() clears
@@ -39,31 +32,27 @@ static inline bool ibpost_cqs_softirq(struct ib_cq *a, struct ib_cq *b)
  * share one grace period.
  *
  * Context: Process context; sleeps.
- * Return: the grace periods waited for (0 without an IB_POLL_SOFTIRQ CQ).
  */
-static inline unsigned int ibpost_free_cqs(struct ib_cq *a, struct ib_cq *b)
+static inline void ibpost_free_cqs(struct ib_cq *a, struct ib_cq *b)
 {
-	unsigned int gps = 0;
-
-	if (ibpost_cqs_softirq(a, b)) {
+	if (a->poll_ctx == IB_POLL_SOFTIRQ ||
+	    (b && b->poll_ctx == IB_POLL_SOFTIRQ)) {
 		do {
 			while (ibpost_cq_poll_scheduled(a) ||
 			       ibpost_cq_poll_scheduled(b))
 				usleep_range(100, 200);
 			synchronize_rcu();
-			gps++;
 		} while (ibpost_cq_poll_scheduled(a) ||
 			 ibpost_cq_poll_scheduled(b));
 	}
 	ib_free_cq(a);
 	if (b)
 		ib_free_cq(b);
-	return gps;
 }
 
-static inline unsigned int ibpost_free_cq(struct ib_cq *cq)
+static inline void ibpost_free_cq(struct ib_cq *cq)
 {
-	return ibpost_free_cqs(cq, NULL);
+	ibpost_free_cqs(cq, NULL);
 }
 
 #endif /* _IBPOST_CQ_H */

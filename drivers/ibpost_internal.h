@@ -669,16 +669,6 @@ struct ibpost_send_fast {
  * @flush_work: completes synthetic (ERR-state) WRs
  * @dead: the device is gone: posts fail with -ENODEV
  * @left_reset: the QP was moved out of RESET at least once
- * @drained: the teardown's drain returned every posted WR (under @mutex)
- * @cqs_left: the provider's QP is destroyed, its CQs are not yet freed
- *            (device removal's first half, ibpost_qp_teardown_start());
- *            under @mutex
- * @cqs_quiet: a device removal waited until nothing polls those CQs;
- *             under dev->qp_lock
- * @cqs_claimed: a teardown frees those CQs, the removal's wait no longer
- *               reads them; under dev->qp_lock
- * @removal_node: entry in a device removal's list of QPs whose CQs it
- *                left (that removal's own)
  * @ord: RC: the READs and atomics it may have outstanding as initiator
  *       (its max_rd_atomic, or on iWARP the ORD its connection
  *       negotiated); 0 refuses them at post, where a provider would
@@ -731,11 +721,6 @@ struct ibpost_qp {
 	struct work_struct flush_work;
 	bool dead;
 	bool left_reset;
-	bool drained;
-	bool cqs_left;
-	bool cqs_quiet;
-	bool cqs_claimed;
-	struct list_head removal_node;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
 	u32 port;
@@ -781,7 +766,6 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				const struct ibpost_qp_attr *attr,
 				const char *caller, struct rdma_cm_id *id);
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal);
-bool ibpost_qp_teardown_start(struct ibpost_qp *qp);
 void ibpost_qp_put(struct ibpost_qp *qp);
 void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
 void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
@@ -790,7 +774,6 @@ int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
 void *ibpost_zalloc_exact(size_t size);
 void ibpost_free_exact(void *p, size_t size);
-extern atomic_long_t ibpost_cq_grace_periods;
 
 /* cm.c */
 void ibpost_cm_attach(struct ibpost_qp *qp);

@@ -26,7 +26,6 @@ enum ibpost_hook {
 	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
 	IBPOST_HOOK_STATE_FROM,		/* a move from a state, sq.lock held */
 	IBPOST_HOOK_GID,		/* non-zero: this GID entry is unusable */
-	IBPOST_HOOK_REMOVAL_CQS,	/* a removal's QPs torn down, CQs left */
 	IBPOST_HOOK_QP_STAGE,		/* non-zero: refuse this set-up stage */
 	IBPOST_HOOK_NR,
 };
@@ -115,6 +114,5 @@ bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id);
 bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp);
 void ibpost_test_qp_lock(struct ibpost_qp *qp);
 void ibpost_test_qp_unlock(struct ibpost_qp *qp);
-unsigned long ibpost_test_cq_grace_periods(void);
 
 #endif /* _IBPOST_TEST_ACCESS_H */
