@@ -30,6 +30,14 @@ enum ibpost_hook {
 	IBPOST_HOOK_NR,
 };
 
+/* The QP set-up stages IBPOST_HOOK_QP_STAGE may refuse (its obj). */
+enum ibpost_qp_stage {
+	IBPOST_QP_STAGE_RINGS = 1,	/* the slot rings */
+	IBPOST_QP_STAGE_SINKS,		/* iWARP rdma_cm QPs: READ sinks */
+	IBPOST_QP_STAGE_DRAIN,		/* the drain's resources */
+	IBPOST_QP_STAGE_UD_RTS,		/* a UD QP's move to RTS */
+};
+
 typedef int (*ibpost_hook_fn)(enum ibpost_hook point, void *obj, void *data);
 
 int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);

@@ -461,14 +461,15 @@ static void ibpost_qp_destroy_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 }
 
 /*
- * Test builds: the test hook may refuse stage @stage of a QP's set-up
- * after the provider's QP exists (1 rings, 2 READ sinks, 3 drain, 4 UD
- * to RTS) as if its allocation had failed, for the unwinding that no
- * allocation failure reaches without failing the provider's own first.
+ * Test builds: the test hook may refuse @stage of a QP's set-up after
+ * the provider's QP exists as if its allocation had failed, for the
+ * unwinding that no allocation failure reaches without failing the
+ * provider's own first.
  */
-static int ibpost_qp_stage_refused(unsigned long stage)
+static int ibpost_qp_stage_refused(enum ibpost_qp_stage stage)
 {
-	return ibpost_hook(IBPOST_HOOK_QP_STAGE, (void *)stage) ? -ENOMEM : 0;
+	return ibpost_hook(IBPOST_HOOK_QP_STAGE, (void *)(unsigned long)stage) ?
+	       -ENOMEM : 0;
 }
 
 /* The slot rings, sized by what the provider granted. */
@@ -515,21 +516,21 @@ static int ibpost_qp_init_queues(struct ibpost_qp *qp, struct rdma_cm_id *id)
 {
 	int ret;
 
-	ret = ibpost_qp_stage_refused(1) ?: ibpost_qp_alloc_rings(qp);
+	ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_RINGS) ?: ibpost_qp_alloc_rings(qp);
 	if (ret)
 		return ret;
 	/* Only a cm QP can be connected on iWARP, and so ever READ. */
 	if (ibpost_dev_iwarp(qp->dev) && id) {
-		ret = ibpost_qp_stage_refused(2) ?:
+		ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_SINKS) ?:
 		      ibpost_sinks_alloc(&qp->sq);
 		if (ret)
 			goto out_free_rings;
 	}
-	ret = ibpost_qp_stage_refused(3) ?: ibpost_drain_init(qp);
+	ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_DRAIN) ?: ibpost_drain_init(qp);
 	if (ret)
 		goto out_free_sinks;
 	if (qp->attr.qp_type == IB_QPT_UD && !id) {
-		ret = ibpost_qp_stage_refused(4) ?: ibpost_qp_to_rts_ud(qp);
+		ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_UD_RTS) ?: ibpost_qp_to_rts_ud(qp);
 		if (ret)
 			goto out_drain_cleanup;
 	}

@@ -346,9 +346,10 @@ static void ibpost_errors_qp_create_late_stage_refused(struct kunit *test)
 		/* iWARP: no UD; READ sinks (2) belong to rdma_cm QPs. */
 		if (types[t] == IB_QPT_UD && ibpost_test_iwarp(dev))
 			continue;
-		last = types[t] == IB_QPT_UD ? 4 : 3;
-		for (stage = 1; stage <= last; stage++) {
-			if (stage == 2)
+		last = types[t] == IB_QPT_UD ? IBPOST_QP_STAGE_UD_RTS :
+					       IBPOST_QP_STAGE_DRAIN;
+		for (stage = IBPOST_QP_STAGE_RINGS; stage <= last; stage++) {
+			if (stage == IBPOST_QP_STAGE_SINKS)
 				continue;
 			st[0] = stage;
 			st[1] = 0;
@@ -382,20 +383,6 @@ static void ibpost_errors_qp_create_late_stage_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qps + 1, err_count(dev, RDMA_RESTRACK_QP));
 }
 
-struct err_cm_pair {
-	struct ibpost_qp *a, *b;
-	struct ibpost_test_cm *cm;
-};
-
-static void err_cm_pair_free(void *data)
-{
-	struct err_cm_pair *p = data;
-
-	ibpost_qp_destroy(p->a);
-	ibpost_qp_destroy(p->b);
-	ibpost_test_cm_free(p->cm);
-}
-
 /*
  * A QP made through rdma_cm on an iWARP device gets a READ sink per send
  * slot (set-up stage 2). With that stage refused by the test hook, as if
@@ -408,29 +395,34 @@ static void ibpost_errors_cm_qp_sinks_refused(struct kunit *test)
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	u32 qps = err_count(dev, RDMA_RESTRACK_QP);
 	u32 cqs = err_count(dev, RDMA_RESTRACK_CQ);
-	unsigned long st[2] = { 2, 0 };
+	unsigned long st[2] = { IBPOST_QP_STAGE_SINKS, 0 };
 	struct ibpost_qp_attr attr;
-	struct err_cm_pair *p;
+	struct ibpost_test_cm *cm;
+	struct ibpost_qp *a, *b;
 	int ret;
 
-	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(err_stage_hook, st));
 	ibpost_test_defer(test, err_hook_off, NULL);
 	ibpost_test_attr(&attr, IB_QPT_RC);
-	ret = ibpost_test_cm_connect(dev, &attr, &attr, &p->a, &p->b, &p->cm);
-	ibpost_test_defer(test, err_cm_pair_free, p);
-	KUNIT_EXPECT_TRUE_MSG(test, st[1] & BIT(1), "no QP was set up");
+	ret = ibpost_test_cm_connect(dev, &attr, &attr, &a, &b, &cm);
+	/* Freed in reverse: the QPs first, then the rdma_cm ids. */
+	ibpost_test_defer_cm(test, cm);
+	if (a)
+		ibpost_test_defer_qp(test, a);
+	if (b)
+		ibpost_test_defer_qp(test, b);
+	KUNIT_EXPECT_TRUE_MSG(test, st[1] & BIT(IBPOST_QP_STAGE_RINGS),
+			      "no QP was set up");
 	if (!ibpost_test_iwarp(dev)) {
 		KUNIT_EXPECT_EQ(test, 0, ret);
-		KUNIT_EXPECT_FALSE_MSG(test, st[1] & BIT(2),
+		KUNIT_EXPECT_FALSE_MSG(test, st[1] & BIT(IBPOST_QP_STAGE_SINKS),
 				       "READ sinks set up on an IB/RoCE QP");
 		return;
 	}
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ret);
-	KUNIT_EXPECT_TRUE(test, st[1] & BIT(2));
-	KUNIT_EXPECT_NULL(test, p->a);
-	KUNIT_EXPECT_NULL(test, p->b);
+	KUNIT_EXPECT_TRUE(test, st[1] & BIT(IBPOST_QP_STAGE_SINKS));
+	KUNIT_EXPECT_NULL(test, a);
+	KUNIT_EXPECT_NULL(test, b);
 	KUNIT_EXPECT_EQ_MSG(test, qps, err_count(dev, RDMA_RESTRACK_QP),
 			    "a provider QP left");
 	KUNIT_EXPECT_EQ_MSG(test, cqs, err_count(dev, RDMA_RESTRACK_CQ),
