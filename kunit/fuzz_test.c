@@ -14,7 +14,7 @@
  * returns to zero.
  *
  * The seed is printed; IBPOST_KUNIT_ARGS="fuzz_seed=<seed>" replays a run,
- * "fuzz_chains=<n>" changes the number of chains (default 10000, posted
+ * "fuzz_chains=<n>" changes the number of chains (default 6000, posted
  * in two cases of half each).
  */
 #include <linux/module.h>
@@ -261,7 +261,7 @@ static void ibpost_fuzz_random_chains_match_model(struct kunit *test)
 	struct fuzz *f;
 	int ret, i;
 	u32 base = fuzz_base_seed(), seed = base + half;
-	u32 fuzz_chains = ibpost_test_knob("fuzz_chains", 10000) / 2;
+	u32 fuzz_chains = ibpost_test_knob("fuzz_chains", 6000) / 2;
 
 	kunit_info(test, "seed %#x, half %d (replay: IBPOST_KUNIT_ARGS=\"fuzz_seed=%#x\")",
 		   base, half + 1, base);

@@ -475,16 +475,15 @@ void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c)
 
 int ibpost_test_sh(const char *fmt, ...)
 {
-	char cmd[512], *argv[4], *envp[3];
+	char *cmd, *argv[4], *envp[3];
 	va_list ap;
-	int len;
+	int ret;
 
 	va_start(ap, fmt);
-	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	cmd = kvasprintf(GFP_KERNEL, fmt, ap);
 	va_end(ap);
-	/* Never run a command cut short. */
-	if (len >= sizeof(cmd))
-		return -E2BIG;
+	if (!cmd)
+		return -ENOMEM;
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = cmd;
@@ -492,7 +491,9 @@ int ibpost_test_sh(const char *fmt, ...)
 	envp[0] = "HOME=/";
 	envp[1] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
 	envp[2] = NULL;
-	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	kfree(cmd);
+	return ret;
 }
 
 struct ibpost_test_param {
@@ -527,35 +528,46 @@ void ibpost_test_param_set(struct kunit *test, const char *name,
 			    "cannot set ibpost's parameter %s", name);
 }
 
-/* Until @netdev's IPv6 link-local address is usable (5 s at most). */
+/*
+ * Until @netdev's IPv6 link-local address is usable (5 s at most), read
+ * from /proc/net/if_inet6 with the shell's builtins (fields: address,
+ * index, prefix length, scope 20 = link, flags 40 = tentative, name).
+ */
 #define IBPOST_TEST_WAIT_LL \
-	"n=0; until ip -6 addr show dev %s scope link | grep -q inet6 && " \
-	"! ip -6 addr show dev %s | grep -q tentative || [ $n -ge 50 ]; " \
+	"n=0; until { ll=; while read -r a i p s f d; do " \
+	"[ \"$d\" = %s ] && [ \"$s\" = 20 ] && " \
+	"[ $((0x$f & 0x40)) = 0 ] && ll=1; done < /proc/net/if_inet6; " \
+	"[ -n \"$ll\" ]; } || [ $n -ge 50 ]; " \
 	"do sleep 0.1; n=$((n + 1)); done"
 
-#define IBPOST_TEST_DEV2_ADDR	"10.97.0.1/24"
-
 /*
- * A second device on a new dummy netdev, in one shell (a usermode helper
- * costs a fork and an exec, slow under TCG): what a failed test left is
- * deleted, then the netdev made without DAD (the port's link-local GID
- * routes at once), with the address iWARP pairs connect over TCP to, and
- * the device on it; then, as traffic needs the port's link-local address
- * usable, a wait for it. Its arguments: name, netdev x 5, name, type,
- * netdev x 3.
+ * A second device on a dummy netdev, in one shell (each command a usermode
+ * helper forks and execs costs about 0.2 s under TCG, so the shell's
+ * builtins test what exists): what a failed test left is deleted; the
+ * netdev, made once and kept for the later cases, comes up without DAD
+ * (the port's link-local GID routes at once) and with an address of its
+ * own, which iWARP pairs connect over TCP to; then the device, retried
+ * while ib_core still holds the name of the one a case before deleted
+ * (-ENFILE until it has freed it), and, as traffic needs the port's
+ * link-local address usable, a wait for it. Its arguments: name x 2,
+ * netdev x 4, the address's third byte, netdev, name, type, netdev x 2.
  */
 #define IBPOST_TEST_DEV2_MAKE \
-	"rdma link delete %s 2>/dev/null; ip link del %s 2>/dev/null; " \
-	"ip link add %s type dummy && " \
+	"[ ! -e /sys/class/infiniband/%s ] || rdma link delete %s; " \
+	"[ -e /sys/class/net/%s ] || { ip link add %s type dummy && " \
 	"echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad && " \
-	"ip link set %s up && " \
-	"ip addr add " IBPOST_TEST_DEV2_ADDR " dev %s && " \
-	"rdma link add %s type %s netdev %s && " \
-	"{ " IBPOST_TEST_WAIT_LL "; true; }"
+	"ip link set %s up && ip addr add 10.97.%u.1/24 dev %s; } || exit 1; " \
+	"n=0; until rdma link add %s type %s netdev %s 2>/dev/null; do " \
+	"[ $n -lt 100 ] || exit 1; sleep 0.1; n=$((n + 1)); done; " \
+	IBPOST_TEST_WAIT_LL
+
+/* The device of IBPOST_TEST_DEV2_MAKE and a renamed one (name x 2). */
+#define IBPOST_TEST_DEV2_DELETE \
+	"for n in %s %sr; do " \
+	"[ ! -e /sys/class/infiniband/$n ] || rdma link delete $n; done"
 
 struct ibpost_test_dev2 {
 	char name[IB_DEVICE_NAME_MAX];
-	char netdev[16];
 };
 
 static void ibpost_test_dev2_free(void *data)
@@ -563,8 +575,7 @@ static void ibpost_test_dev2_free(void *data)
 	struct ibpost_test_dev2 *d = data;
 
 	/* Gone already when the test removed it; a rename is undone too. */
-	ibpost_test_sh("rdma link delete %s; rdma link delete %sr; ip link del %s",
-		       d->name, d->name, d->netdev);
+	ibpost_test_sh(IBPOST_TEST_DEV2_DELETE, d->name, d->name);
 	kfree(d);
 }
 
@@ -574,15 +585,16 @@ struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
 	struct ibpost_test_dev2 *d = kzalloc(sizeof(*d), GFP_KERNEL);
 	struct ibpost_dev *dev = ibpost_test_dev(test);
 	const char *type = ibpost_test_iwarp(dev) ? "siw" : "rxe";
+	/* Each netdev its own subnet: they all stay up at once. */
+	u8 net = netdev[strlen(netdev) - 1];
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
 	strscpy(d->name, name, sizeof(d->name));
-	strscpy(d->netdev, netdev, sizeof(d->netdev));
 	ibpost_test_defer(test, ibpost_test_dev2_free, d);
 	KUNIT_ASSERT_EQ_MSG(test, 0,
-			    ibpost_test_sh(IBPOST_TEST_DEV2_MAKE, name, netdev,
-					   netdev, netdev, netdev, netdev, name,
-					   type, netdev, netdev, netdev),
+			    ibpost_test_sh(IBPOST_TEST_DEV2_MAKE, name, name,
+					   netdev, netdev, netdev, netdev, net,
+					   netdev, name, type, netdev, netdev),
 			    "cannot make %s %s on %s", type, name, netdev);
 	dev = ibpost_dev_get(name);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(dev), "ibpost has no %s", name);

@@ -106,17 +106,12 @@ cmd_test() {
 	deps
 	report "$REPORT" all packages "Debian packages present or installed" 0 "$t"
 	prepare_kernels
-	for k in $KERNELS; do
-		mkdir -p "$OUTROOT/$k"
-		t=$(date +%s)
-		lint "${SRC[$k]}" "${BDIR[$k]}" "$OUTROOT/$k"
-		report "$REPORT" "$k" lint "checkpatch --strict, kernel-doc, sparse C=2, W=1 of Linux $k: clean" 0 "$t"
-	done
+	lint_all "$REPORT"
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
 		log "==== Linux $k: debug test kernel $(basename "${BDIR[$k]}") ===="
 		t=$(date +%s)
-		build_modules "${BDIR[$k]}" "$out"
+		build_modules "${BDIR[$k]}" "$out" reuse
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1
@@ -173,7 +168,7 @@ cmd_quick() {
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
 		mkdir -p "$out"
-		build_modules "${BDIR[$k]}" "$out"
+		build_modules "${BDIR[$k]}" "$out" reuse
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		for m in ${IBPOST_MODES:-test test-siw}; do
 			single_run "${BDIR[$k]}" "${SRC[$k]}" \
@@ -234,11 +229,8 @@ test) cmd_test ;;
 quick) cmd_quick ;;
 stock) cmd_stock ;;
 lint)
-	deps; prepare_kernels
-	for k in $KERNELS; do
-		mkdir -p "$OUTROOT/$k"
-		lint "${SRC[$k]}" "${BDIR[$k]}" "$OUTROOT/$k"
-	done ;;
+	deps; prepare_kernels; : > "$REPORT"
+	lint_all "$REPORT" ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
 xhost)	# only the two-host stage of "test", for working on it

@@ -8,8 +8,8 @@
 # Device removal under traffic, alternating rdma link delete and netdev
 # unregister, then ibpost itself unloaded and reloaded. Each cycle takes
 # about 3 s under TCG (the add, the pairs' set-up, 0.3 s of traffic, the
-# removal): ten, five of each kind of removal.
-REMOVAL_CYCLES=10
+# removal): six, three of each kind of removal.
+REMOVAL_CYCLES=6
 sc_removal_under_traffic() {
 	ip link del $ND1 2>/dev/null
 	insmod /ibpost/ibpost_traffic.ko ibdev=$DEV1 || return 1

@@ -4,11 +4,14 @@
 # lint.sh - the lint stage of scripts/ibpost.sh (sourced): the kernel's
 # own checkers on ibpost's sources.
 
-# The kernel's own checkers, those of kernel source $1, against the
-# kernel built in $2: checkpatch --strict, kernel-doc, sparse (C=2) and
-# W=1 builds. Logs in $3. Any finding fails the run.
-lint() {
-	local src=$1 kdir=$2 out=$3 b=$3/lint files
+# The kernel's own checkers: lint_sources (checkpatch --strict and
+# kernel-doc, which read the sources alone, so one kernel's scripts do)
+# and lint_build (sparse and W=1, per kernel: each kernel's headers give
+# other findings). Any finding fails the run.
+
+# checkpatch --strict and kernel-doc of kernel source $1; logs in $2.
+lint_sources() {
+	local src=$1 out=$2 files
 	local exc=$REPO/scripts/checkpatch-exceptions f
 	files=$(cd "$REPO" && ls drivers/*.c drivers/*.h drivers/*/*.c \
 		drivers/*/*.h include/rdma/*.h kunit/*.c kunit/*.h 2>/dev/null |
@@ -45,6 +48,14 @@ lint() {
 		include/rdma/*.h drivers/*.h drivers/*.c drivers/bench/*.[ch] kunit/*.[ch]) 2>&1 |
 		tee "$out/kernel-doc.log" >&2
 	[ -s "$out/kernel-doc.log" ] && die "kernel-doc findings"
+	log "lint ($(basename "$src")): checkpatch and kernel-doc clean"
+}
+
+# sparse (C=2) and W=1: ibpost, its tests, the demo and the bench built
+# against the kernel built in $2 (source $1), in $3/build, the build the
+# guests then load (build_modules "reuse"); log in $3/sparse.log.
+lint_build() {
+	local src=$1 kdir=$2 out=$3 b=$3/build
 	log "lint ($(basename "$src")): sparse (C=2) and W=1"
 	rm -rf "$b" && mkdir -p "$b"
 	rsync -a --exclude=.git --exclude=out "$REPO/" "$b/"
@@ -54,5 +65,23 @@ lint() {
 	if grep -E "warning:|error:" "$out/sparse.log" >&2; then
 		die "sparse or W=1 findings"
 	fi
-	log "lint ($(basename "$src")): clean"
+	touch "$b/.lint-clean"
+	log "lint ($(basename "$src")): sparse and W=1 clean"
+}
+
+# Every lint of the test run, each a line of report $1: the source
+# checkers once, with the newest kernel's scripts, and the builds on
+# every kernel.
+lint_all() {
+	local report=$1 k t newest=${KERNELS##* }
+	mkdir -p "$OUTROOT/$newest"
+	t=$(date +%s)
+	lint_sources "${SRC[$newest]}" "$OUTROOT/$newest"
+	report "$report" all lint "checkpatch --strict and kernel-doc (Linux $newest's scripts): clean" 0 "$t"
+	for k in $KERNELS; do
+		mkdir -p "$OUTROOT/$k"
+		t=$(date +%s)
+		lint_build "${SRC[$k]}" "${BDIR[$k]}" "$OUTROOT/$k"
+		report "$report" "$k" sparse "sparse C=2 and W=1 against Linux $k: clean" 0 "$t"
+	done
 }
