@@ -6,7 +6,7 @@
  * As an ibpost_client it makes, on every device it is told about, a
  * connected RC pair with receives posted on one side, and keeps them: a
  * loopback connection on InfiniBand and RoCE, rdma_cm to the address of
- * the device's netdev on iWARP (cm_connect.c). Its
+ * the device's netdev on iWARP (the helper module ibpost_test_cm). Its
  * remove callback deliberately leaves the QPs alone, so that ibpost's own
  * removal path has to flush them. At module exit it reports, for every
  * device that went away meanwhile, how many receive contexts came back
@@ -25,7 +25,7 @@
 #include <linux/slab.h>
 #include <linux/completion.h>
 #include <rdma/ibpost.h>
-#include "cm_connect.h"
+#include "lib/cm_connect.h"
 
 #define HOLDER_RECVS 16
 #define HOLDER_MSG "ibpost_holder was here"
@@ -205,3 +205,4 @@ module_exit(holder_exit);
 MODULE_DESCRIPTION("ibpost test consumer for device add/remove scenarios");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
+MODULE_IMPORT_NS(IBPOST_TEST);

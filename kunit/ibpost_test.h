@@ -13,7 +13,7 @@
 #include <kunit/test.h>
 #include <rdma/ibpost.h>
 #include "compat.h"
-#include "cm_connect.h"
+#include "lib/cm_connect.h"
 
 /* A WR context made of a small number, as the suites post them. */
 #define CTX(n) ((void *)(unsigned long)(n))
@@ -47,7 +47,8 @@ enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 				      struct ibpost_qp *qp);
 
 /*
- * helpers.c, in both KUnit modules. Run @fn(@data) when the test ends
+ * From the helper module ibpost_test_helpers (lib/helpers.c), shared by
+ * both KUnit modules. Run @fn(@data) when the test ends
  * (6.1 lacks kunit_add_action()), or at ibpost_test_undefer(@data).
  */
 void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data);

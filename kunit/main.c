@@ -652,3 +652,4 @@ bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret)
 MODULE_DESCRIPTION("KUnit suites for ibpost, run against a live RDMA device");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
+MODULE_IMPORT_NS(IBPOST_TEST);

@@ -6,7 +6,7 @@
  * As an ibpost_client it starts, on every device named by the parameter
  * ibdev (rxe1 unless told), a thread that connects three RC pairs with
  * registered buffers (loopback on InfiniBand and RoCE, rdma_cm to the
- * device's own address on iWARP: cm_connect.c) and then posts chains of
+ * device's own address on iWARP: the helper module ibpost_test_cm) and then posts chains of
  * signaled RDMA WRITEs and SENDs without pause, TR_AHEAD receives more
  * posted on each pair than its SENDs take, so that WRs are always in
  * flight. Every WR has a context of its own, marked outstanding from its
@@ -41,7 +41,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ibpost.h>
-#include "cm_connect.h"
+#include "lib/cm_connect.h"
 
 #define PAIRS	3
 #define BUFLEN	4096
@@ -389,3 +389,4 @@ module_exit(tr_exit);
 MODULE_DESCRIPTION("ibpost test consumer keeping traffic up through device removal");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
+MODULE_IMPORT_NS(IBPOST_TEST);

@@ -84,12 +84,25 @@ esac
 
 # ibpost itself: the build's module in the test guests, the one DKMS
 # installed (found by name) on a stock kernel.
+# The test modules' helper modules (ibpost_test_cm, ibpost_test_helpers,
+# built from kunit/lib/) are loaded before the modules that use them and
+# unloaded with ibpost, whose symbols they use.
+load_test_libs() {
+	for m in "$@"; do
+		grep -q "^$m " /proc/modules || insmod /ibpost/$m.ko || return 1
+	done
+}
+unload_test_libs() {
+	for m in ibpost_test_helpers ibpost_test_cm; do
+		! grep -q "^$m " /proc/modules || rmmod $m || return 1
+	done
+}
 if [ "$mode" = stock ]; then
 	load_ibpost() { modprobe ibpost; }
-	unload_ibpost() { modprobe -r ibpost; }
+	unload_ibpost() { unload_test_libs && modprobe -r ibpost; }
 else
 	load_ibpost() { insmod /ibpost/ibpost.ko; }
-	unload_ibpost() { rmmod ibpost; }
+	unload_ibpost() { unload_test_libs && rmmod ibpost; }
 	load_ibpost
 fi
 

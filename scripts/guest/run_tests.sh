@@ -9,6 +9,7 @@
 run_tests() {
 	nsuites=$(cat /ibpost/nsuites)
 	ktap_module_header "$nsuites"
+	load_test_libs ibpost_test_cm ibpost_test_helpers
 	insmod /ibpost/ibpost_kunit.ko
 	rmmod ibpost_kunit
 

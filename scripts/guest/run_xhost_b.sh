@@ -19,6 +19,7 @@ run_xhost_b() {
 		while read -r l; do kmsg "ibpost-guest: B: $l"; done < /proc/interrupts
 	fi
 	ktap_module_header 1
+	load_test_libs ibpost_test_helpers
 	insmod /ibpost/ibpost_xhost_kunit.ko
 	rmmod ibpost_xhost_kunit
 }

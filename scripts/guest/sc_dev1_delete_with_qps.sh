@@ -7,6 +7,7 @@
 # /ibpost/guest/; it uses /init's helpers and settings.
 
 sc_dev1_delete_with_qps() {
+	load_test_libs ibpost_test_cm || return 1
 	grep -q "^ibpost_holder " /proc/modules ||
 		insmod /ibpost/ibpost_holder.ko || return 1
 	d=/sys/kernel/debug/ibpost/$DEV1

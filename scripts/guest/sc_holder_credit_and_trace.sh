@@ -10,6 +10,7 @@
 # completion id from its post to its completion, is on a QP and CQ whose
 # ids match "rdma resource show".
 sc_holder_credit_and_trace() {
+	load_test_libs ibpost_test_cm || return 1
 	trace_start || return 1
 	insmod /ibpost/ibpost_holder.ko || return 1
 	trace_stop /tmp/trace.txt

@@ -12,6 +12,7 @@
 REMOVAL_CYCLES=6
 sc_removal_under_traffic() {
 	ip link del $ND1 2>/dev/null
+	load_test_libs ibpost_test_cm || return 1
 	insmod /ibpost/ibpost_traffic.ko ibdev=$DEV1 || return 1
 	tr=/sys/kernel/debug/ibpost_traffic
 	i=1

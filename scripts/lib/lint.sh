@@ -14,7 +14,8 @@ lint_sources() {
 	local src=$1 out=$2 files
 	local exc=$REPO/scripts/checkpatch-exceptions f
 	files=$(cd "$REPO" && ls drivers/*.c drivers/*.h drivers/*/*.c \
-		drivers/*/*.h include/rdma/*.h kunit/*.c kunit/*.h 2>/dev/null |
+		drivers/*/*.h include/rdma/*.h kunit/*.c kunit/*.h \
+		kunit/lib/*.c kunit/lib/*.h 2>/dev/null |
 		grep -v '\.mod\.c$' || true)
 	log "lint ($(basename "$src")): checkpatch --strict (exceptions: scripts/checkpatch-exceptions)"
 	# One checkpatch per file (its exceptions are per file), as many at
@@ -35,17 +36,19 @@ lint_sources() {
 		cat "$out/checkpatch.log" >&2
 		die "checkpatch findings in $(tr '\n' ' ' < "$out/checkpatch/failed")"
 	fi
-	# A skip must go through ibpost_test_skip() (kunit/helpers.c): it
-	# fails a case that failed a check before it and logs the reason
+	# A skip must go through ibpost_test_skip() (kunit/lib/helpers.c):
+	# it fails a case that failed a check before it and logs the reason
 	# where 6.1's output has none.
-	if grep -n 'kunit_skip(' "$REPO"/kunit/*.[ch] | grep -v '^[^:]*/helpers\.c:' >&2; then
-		die "kunit_skip() outside kunit/helpers.c: use ibpost_test_skip()"
+	if grep -n 'kunit_skip(' "$REPO"/kunit/*.[ch] "$REPO"/kunit/lib/*.[ch] |
+		grep -v '^[^:]*/lib/helpers\.c:' >&2; then
+		die "kunit_skip() outside kunit/lib/helpers.c: use ibpost_test_skip()"
 	fi
 	reports_selftest "$REPO/scripts/report-samples.txt" ||
 		die "the log check misses a kind of kernel report"
 	log "lint ($(basename "$src")): kernel-doc"
 	(cd "$REPO" && "$src/scripts/kernel-doc" -none -Werror \
-		include/rdma/*.h drivers/*.h drivers/*.c drivers/bench/*.[ch] kunit/*.[ch]) 2>&1 |
+		include/rdma/*.h drivers/*.h drivers/*.c drivers/bench/*.[ch] kunit/*.[ch] \
+		kunit/lib/*.[ch]) 2>&1 |
 		tee "$out/kernel-doc.log" >&2
 	[ -s "$out/kernel-doc.log" ] && die "kernel-doc findings"
 	log "lint ($(basename "$src")): checkpatch and kernel-doc clean"

@@ -99,14 +99,15 @@ stock_modules() {
 # ibpost's Module.symvers $3, into $4.
 stock_consumers() {
 	local repo=$1 ksrc=$2 symvers=$3 dir=$4
-	rm -rf "$dir" && mkdir -p "$dir" || return 1
-	cp "$repo"/kunit/holder*.c "$repo"/kunit/traffic*.c \
-		"$repo"/kunit/cm_connect.[ch] "$dir/" || return 1
+	rm -rf "$dir" && mkdir -p "$dir/lib" || return 1
+	cp "$repo"/kunit/holder.c "$repo"/kunit/traffic.c "$dir/" &&
+		cp "$repo"/kunit/lib/cm_connect.[ch] "$dir/lib/" || return 1
 	cat > "$dir/Kbuild" <<-EOK
 	ccflags-y += -I$repo/include
-	obj-m := ibpost_holder.o ibpost_traffic.o
-	ibpost_holder-y := holder.o holder_cm.o
-	ibpost_traffic-y := traffic.o traffic_cm.o
+	obj-m := ibpost_holder.o ibpost_traffic.o ibpost_test_cm.o
+	ibpost_holder-y := holder.o
+	ibpost_traffic-y := traffic.o
+	ibpost_test_cm-y := lib/cm_connect.o
 	EOK
 	make -C "$ksrc" M="$dir" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 modules \
 		> "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; return 1; }

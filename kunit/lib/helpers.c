@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers of both KUnit modules, ibpost_kunit and ibpost_xhost_kunit
- * (built into the second through xhost_helpers.c): deferred cleanup,
- * registered buffers, waiting for a completion, and what a case needs to
- * know of the device under test (iWARP or not, a QP's state).
+ * The helper module ibpost_test_helpers, shared by both KUnit modules
+ * (ibpost_kunit and ibpost_xhost_kunit): deferred cleanup, registered
+ * buffers, waiting for a completion, and what a case needs to know of the
+ * device under test (iWARP or not, a QP's state).
  */
 #include <linux/delay.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
-#include "ibpost_test.h"
-#include "../drivers/ibpost_test_access.h"
+#include "../ibpost_test.h"
+#include "../../drivers/ibpost_test_access.h"
 
 /*
  * Deferred cleanup (6.1 lacks kunit_add_action()): a named resource whose
@@ -52,6 +53,7 @@ void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data)
 		KUNIT_FAIL_AND_ABORT(test, "out of memory for cleanup");
 	}
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_defer, IBPOST_TEST);
 
 static bool ibpost_test_match_action(struct kunit *test,
 				     struct kunit_resource *res, void *match)
@@ -67,6 +69,7 @@ void ibpost_test_undefer(struct kunit *test, void *data)
 			kunit_destroy_resource(test, ibpost_test_match_action,
 					       data));
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_undefer, IBPOST_TEST);
 
 void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
 			  struct ibpost_dev *dev, struct ibpost_qp *qp,
@@ -88,6 +91,7 @@ void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
 				     PTR_ERR(b->mr));
 	}
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_init, IBPOST_TEST);
 
 void ibpost_test_buf_fini(struct ibpost_test_buf *b)
 {
@@ -96,6 +100,7 @@ void ibpost_test_buf_fini(struct ibpost_test_buf *b)
 		kfree(b->buf);
 	b->buf = NULL;
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_fini, IBPOST_TEST);
 
 struct ibpost_test_buf *ibpost_test_buf_new(struct kunit *test,
 					    struct ibpost_dev *dev, size_t len)
@@ -108,6 +113,7 @@ struct ibpost_test_buf *ibpost_test_buf_new(struct kunit *test,
 	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
 	return b;
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_new, IBPOST_TEST);
 
 void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 				struct ibpost_comp *comp, unsigned int secs)
@@ -115,6 +121,7 @@ void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_send_comp(qp, comp, secs * HZ),
 			    "no send completion within %u s", secs);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_comp_secs, IBPOST_TEST);
 
 void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 				struct ibpost_comp *comp, unsigned int secs)
@@ -122,6 +129,7 @@ void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_recv_comp(qp, comp, secs * HZ),
 			    "no receive completion within %u s", secs);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_comp_secs, IBPOST_TEST);
 
 void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx)
 {
@@ -131,6 +139,7 @@ void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx)
 	KUNIT_EXPECT_PTR_EQ(test, ctx, comp.context);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_ok, IBPOST_TEST);
 
 void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
 			 u32 len)
@@ -142,18 +151,21 @@ void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	KUNIT_EXPECT_EQ(test, len, comp.byte_len);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_ok, IBPOST_TEST);
 
 void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp)
 {
 	ibpost_test_send_comp_secs(test, qp, comp, 10);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_comp, IBPOST_TEST);
 
 void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp)
 {
 	ibpost_test_recv_comp_secs(test, qp, comp, 10);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_comp, IBPOST_TEST);
 
 void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
 {
@@ -161,6 +173,7 @@ void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
 
 	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(qp, &comp, HZ / 5));
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_no_send_comp, IBPOST_TEST);
 
 u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send)
 {
@@ -169,6 +182,7 @@ u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send)
 	ibpost_test_queue_get(qp, send, &tq);
 	return tq.head - tq.tail;
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_in_use, IBPOST_TEST);
 
 /*
  * The suites' expectations and skips follow the device itself:
@@ -207,6 +221,7 @@ bool ibpost_test_iwarp(struct ibpost_dev *dev)
 	/* Called without the case's struct kunit: the thread knows it. */
 	return ibpost_test_iwarp_of(current->kunit_test, dev);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_iwarp, IBPOST_TEST);
 
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 				      struct ibpost_qp *qp)
@@ -221,6 +236,7 @@ enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 					     IB_QP_STATE, &init));
 	return qa.qp_state;
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_state, IBPOST_TEST);
 
 bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
 {
@@ -233,6 +249,7 @@ bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
 	}
 	return false;
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_wait_err, IBPOST_TEST);
 
 /*
  * 6.1's KUnit prints a skipped parameter as a plain "ok": the reason goes
@@ -254,6 +271,7 @@ __noreturn void ibpost_test_skip(struct kunit *test, const char *fmt, ...)
 	kunit_info(test, "ibpost-skip: %s\n", why);
 	kunit_skip(test, "%s", why);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_skip, IBPOST_TEST);
 
 void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 			 const char *why)
@@ -261,3 +279,8 @@ void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 	if (ibpost_test_iwarp_of(test, dev))
 		ibpost_test_skip(test, "iWARP: %s", why);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_need_ib, IBPOST_TEST);
+
+MODULE_DESCRIPTION("ibpost test helper: what the KUnit suites share");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(IBPOST_NS);

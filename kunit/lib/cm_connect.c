@@ -6,10 +6,13 @@
  * moved to RTS by hand. The QPs are ibpost's either way; on iWARP the
  * pair's rdma_cm ids are kept until after both QPs are destroyed.
  *
- * No KUnit here: the test consumers that the guest's device scenarios
- * load (holder.c, traffic.c) build this file too, on stock kernels.
+ * The helper module ibpost_test_cm: the KUnit module and the test
+ * consumers that the guest's device scenarios load (holder.c, traffic.c)
+ * share it, on stock kernels too, so no KUnit here. What it creates is
+ * credited to the module that asked (cm_connect.h's wrappers).
  */
 #include <linux/inetdevice.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -25,6 +28,7 @@ struct ibpost_test_cm {
 	struct ibpost_qp_attr battr;
 	struct ibpost_qp *b;
 	bool b_taken;			/* the caller destroys @b */
+	const char *caller;		/* the module credited */
 	wait_queue_head_t wq;
 	int phase;			/* CM_PAIR_* */
 	unsigned long client_ev, server_ev;	/* bit per event type */
@@ -70,6 +74,7 @@ int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin)
 	rtnl_unlock();
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_dev_addr, IBPOST_TEST);
 
 static void cm_pair_accept(struct ibpost_test_cm *c, struct rdma_cm_id *id)
 {
@@ -80,7 +85,7 @@ static void cm_pair_accept(struct ibpost_test_cm *c, struct rdma_cm_id *id)
 	struct ibpost_qp *qp;
 
 	c->server = id;
-	qp = ibpost_qp_create_cm(id, &c->battr);
+	qp = __ibpost_qp_create_cm(id, &c->battr, c->caller);
 	if (IS_ERR(qp)) {
 		c->server_err = PTR_ERR(qp);
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
@@ -162,6 +167,7 @@ void ibpost_test_cm_free(struct ibpost_test_cm *c)
 		rdma_destroy_id(id);
 	kfree(c);
 }
+EXPORT_SYMBOL_NS_GPL(ibpost_test_cm_free, IBPOST_TEST);
 
 /* Listen, resolve, create a's QP, connect: ibpost_test_cm_connect(). */
 static int cm_pair_steps(struct ibpost_test_cm *c, struct ibpost_dev *dev,
@@ -191,7 +197,7 @@ static int cm_pair_steps(struct ibpost_test_cm *c, struct ibpost_dev *dev,
 		return -EHOSTUNREACH;
 	if (!c->client || c->client->device != ibpost_dev_ibdev(dev))
 		return -EXDEV;
-	qp = ibpost_qp_create_cm(c->client, aattr);
+	qp = __ibpost_qp_create_cm(c->client, aattr, c->caller);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	*a = qp;
@@ -207,11 +213,11 @@ static int cm_pair_steps(struct ibpost_test_cm *c, struct ibpost_dev *dev,
 	return 0;
 }
 
-int ibpost_test_cm_connect(struct ibpost_dev *dev,
-			   const struct ibpost_qp_attr *aattr,
-			   const struct ibpost_qp_attr *battr,
-			   struct ibpost_qp **a, struct ibpost_qp **b,
-			   struct ibpost_test_cm **cm)
+int __ibpost_test_cm_connect(struct ibpost_dev *dev,
+			     const struct ibpost_qp_attr *aattr,
+			     const struct ibpost_qp_attr *battr,
+			     struct ibpost_qp **a, struct ibpost_qp **b,
+			     struct ibpost_test_cm **cm, const char *caller)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct ibpost_test_cm *c;
@@ -232,10 +238,11 @@ int ibpost_test_cm_connect(struct ibpost_dev *dev,
 	init_waitqueue_head(&c->wq);
 	c->phase = CM_PAIR_CONNECTING;
 	c->battr = *battr;
-	c->listen = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
-				   IB_QPT_RC);
-	c->client = rdma_create_id(&init_net, cm_pair_handler, c, RDMA_PS_TCP,
-				   IB_QPT_RC);
+	c->caller = caller;
+	c->listen = __rdma_create_kernel_id(&init_net, cm_pair_handler, c,
+					    RDMA_PS_TCP, IB_QPT_RC, caller);
+	c->client = __rdma_create_kernel_id(&init_net, cm_pair_handler, c,
+					    RDMA_PS_TCP, IB_QPT_RC, caller);
 	if (IS_ERR(c->listen) || IS_ERR(c->client)) {
 		ret = IS_ERR(c->listen) ? PTR_ERR(c->listen) :
 					  PTR_ERR(c->client);
@@ -258,6 +265,7 @@ int ibpost_test_cm_connect(struct ibpost_dev *dev,
 	c->b_taken = true;
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(__ibpost_test_cm_connect, IBPOST_TEST);
 
 /* Whether @dev is iWARP; a device already removed is not connected at all. */
 static int cm_dev_iwarp(struct ibpost_dev *dev)
@@ -269,11 +277,11 @@ static int cm_dev_iwarp(struct ibpost_dev *dev)
 	return rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
 }
 
-int ibpost_test_connect_pair(struct ibpost_dev *dev,
-			     const struct ibpost_qp_attr *aattr,
-			     const struct ibpost_qp_attr *battr,
-			     struct ibpost_qp **a, struct ibpost_qp **b,
-			     struct ibpost_test_cm **cm)
+int __ibpost_test_connect_pair(struct ibpost_dev *dev,
+			       const struct ibpost_qp_attr *aattr,
+			       const struct ibpost_qp_attr *battr,
+			       struct ibpost_qp **a, struct ibpost_qp **b,
+			       struct ibpost_test_cm **cm, const char *caller)
 {
 	int ret;
 
@@ -284,14 +292,15 @@ int ibpost_test_connect_pair(struct ibpost_dev *dev,
 	if (ret < 0)
 		return ret;
 	if (ret)
-		return ibpost_test_cm_connect(dev, aattr, battr, a, b, cm);
-	*a = ibpost_qp_create(dev, aattr);
+		return __ibpost_test_cm_connect(dev, aattr, battr, a, b, cm,
+						caller);
+	*a = __ibpost_qp_create(dev, aattr, caller);
 	if (IS_ERR(*a)) {
 		ret = PTR_ERR(*a);
 		*a = NULL;
 		return ret;
 	}
-	*b = ibpost_qp_create(dev, battr);
+	*b = __ibpost_qp_create(dev, battr, caller);
 	if (IS_ERR(*b)) {
 		ret = PTR_ERR(*b);
 		*b = NULL;
@@ -299,4 +308,8 @@ int ibpost_test_connect_pair(struct ibpost_dev *dev,
 	}
 	return ibpost_qp_connect_loopback(*a, *b);
 }
+EXPORT_SYMBOL_NS_GPL(__ibpost_test_connect_pair, IBPOST_TEST);
 
+MODULE_DESCRIPTION("ibpost test helper: connected RC pairs on any device");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(IBPOST_NS);
