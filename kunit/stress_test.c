@@ -5,7 +5,7 @@
  * Four kernel threads post to one RC QP (RDMA WRITEs and SENDs, signaled
  * and not, chains of 1-16 WRs, retrying from *bad_wr on -ENOMEM) while a
  * fifth keeps the peer's receive queue full; IBPOST_KUNIT_ARGS="stress_wrs=<n>"
- * WRs in all (default 60000). Every signaled context must come back exactly once,
+ * WRs in all (default 40000). Every signaled context must come back exactly once,
  * with success; the provider must never refuse a post (no SQ overflow);
  * the slot count must return to zero; lockdep must stay silent.
  *
@@ -298,7 +298,7 @@ static void ibpost_stress_concurrent_posters(struct kunit *test)
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	spin_lock_init(&s->lock);
-	s->per_thread = ibpost_test_knob("stress_wrs", 60000) /
+	s->per_thread = ibpost_test_knob("stress_wrs", 40000) /
 			ARRAY_SIZE(stress_runs) / POSTERS;
 	s->sends = POSTERS * DIV_ROUND_UP(s->per_thread, SEND_EVERY);
 	for (i = 0; i < POSTERS; i++) {
