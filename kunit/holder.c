@@ -205,4 +205,4 @@ module_exit(holder_exit);
 MODULE_DESCRIPTION("ibpost test consumer for device add/remove scenarios");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
-MODULE_IMPORT_NS(IBPOST_TEST);
+MODULE_IMPORT_NS(IBPOST_TEST_NS);

@@ -548,17 +548,21 @@ void ibpost_test_param_set(struct kunit *test, const char *name,
  * (the port's link-local GID routes at once) and with an address of its
  * own, which iWARP pairs connect over TCP to; then the device, retried
  * while ib_core still holds the name of the one a case before deleted
- * (-ENFILE until it has freed it), and, as traffic needs the port's
- * link-local address usable, a wait for it. Its arguments: name x 2,
- * netdev x 4, the address's third byte, netdev, name, type, netdev x 2.
+ * (-ENFILE until it has freed it; the last refusal goes to the kernel
+ * log), and, as traffic needs the port's link-local address usable, a
+ * wait for it. A netdev whose set-up failed is deleted, not kept. Its
+ * arguments: name x 2, netdev x 4, the address's third byte, netdev x 2,
+ * name, type, netdev x 2.
  */
 #define IBPOST_TEST_DEV2_MAKE \
 	"[ ! -e /sys/class/infiniband/%s ] || rdma link delete %s; " \
 	"[ -e /sys/class/net/%s ] || { ip link add %s type dummy && " \
 	"echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad && " \
-	"ip link set %s up && ip addr add 10.97.%u.1/24 dev %s; } || exit 1; " \
-	"n=0; until rdma link add %s type %s netdev %s 2>/dev/null; do " \
-	"[ $n -lt 100 ] || exit 1; sleep 0.1; n=$((n + 1)); done; " \
+	"ip link set %s up && ip addr add 10.97.%u.1/24 dev %s || " \
+	"{ ip link del %s; exit 1; }; }; " \
+	"n=0; until rdma link add %s type %s netdev %s 2>/tmp/dev2.err; do " \
+	"[ $n -lt 100 ] || { cat /tmp/dev2.err > /dev/kmsg; exit 1; }; " \
+	"sleep 0.1; n=$((n + 1)); done; " \
 	IBPOST_TEST_WAIT_LL
 
 /* The device of IBPOST_TEST_DEV2_MAKE and a renamed one (name x 2). */
@@ -594,7 +598,8 @@ struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
 	KUNIT_ASSERT_EQ_MSG(test, 0,
 			    ibpost_test_sh(IBPOST_TEST_DEV2_MAKE, name, name,
 					   netdev, netdev, netdev, netdev, net,
-					   netdev, name, type, netdev, netdev),
+					   netdev, netdev, name, type, netdev,
+					   netdev),
 			    "cannot make %s %s on %s", type, name, netdev);
 	dev = ibpost_dev_get(name);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(dev), "ibpost has no %s", name);
@@ -652,4 +657,4 @@ bool ibpost_test_join(struct ibpost_test_thread *t, long timeout, int *ret)
 MODULE_DESCRIPTION("KUnit suites for ibpost, run against a live RDMA device");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
-MODULE_IMPORT_NS(IBPOST_TEST);
+MODULE_IMPORT_NS(IBPOST_TEST_NS);

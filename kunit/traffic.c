@@ -389,4 +389,4 @@ module_exit(tr_exit);
 MODULE_DESCRIPTION("ibpost test consumer keeping traffic up through device removal");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
-MODULE_IMPORT_NS(IBPOST_TEST);
+MODULE_IMPORT_NS(IBPOST_TEST_NS);

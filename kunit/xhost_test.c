@@ -377,4 +377,4 @@ kunit_test_suite(ibpost_xhost_suite);
 MODULE_DESCRIPTION("KUnit suite for ibpost between two hosts, the client of ibpost_xhost_server");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(IBPOST_NS);
-MODULE_IMPORT_NS(IBPOST_TEST);
+MODULE_IMPORT_NS(IBPOST_TEST_NS);

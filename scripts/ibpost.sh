@@ -168,7 +168,7 @@ cmd_quick() {
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
 		mkdir -p "$out"
-		build_modules "${BDIR[$k]}" "$out" reuse
+		build_modules "${BDIR[$k]}" "$out"
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		for m in ${IBPOST_MODES:-test test-siw}; do
 			single_run "${BDIR[$k]}" "${SRC[$k]}" \
@@ -229,8 +229,9 @@ test) cmd_test ;;
 quick) cmd_quick ;;
 stock) cmd_stock ;;
 lint)
-	deps; prepare_kernels; : > "$REPORT"
-	lint_all "$REPORT" ;;
+	deps; prepare_kernels; : > "$OUTROOT/lint-report.txt"
+	lint_all "$OUTROOT/lint-report.txt"
+	cat "$OUTROOT/lint-report.txt" >&2 ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
 xhost)	# only the two-host stage of "test", for working on it

@@ -74,7 +74,7 @@ int ibpost_test_dev_addr(struct ibpost_dev *dev, struct sockaddr_in *sin)
 	rtnl_unlock();
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_dev_addr, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_dev_addr, IBPOST_TEST_NS);
 
 static void cm_pair_accept(struct ibpost_test_cm *c, struct rdma_cm_id *id)
 {
@@ -167,7 +167,7 @@ void ibpost_test_cm_free(struct ibpost_test_cm *c)
 		rdma_destroy_id(id);
 	kfree(c);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_cm_free, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_cm_free, IBPOST_TEST_NS);
 
 /* Listen, resolve, create a's QP, connect: ibpost_test_cm_connect(). */
 static int cm_pair_steps(struct ibpost_test_cm *c, struct ibpost_dev *dev,
@@ -265,7 +265,7 @@ int __ibpost_test_cm_connect(struct ibpost_dev *dev,
 	c->b_taken = true;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(__ibpost_test_cm_connect, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(__ibpost_test_cm_connect, IBPOST_TEST_NS);
 
 /* Whether @dev is iWARP; a device already removed is not connected at all. */
 static int cm_dev_iwarp(struct ibpost_dev *dev)
@@ -308,7 +308,7 @@ int __ibpost_test_connect_pair(struct ibpost_dev *dev,
 	}
 	return ibpost_qp_connect_loopback(*a, *b);
 }
-EXPORT_SYMBOL_NS_GPL(__ibpost_test_connect_pair, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(__ibpost_test_connect_pair, IBPOST_TEST_NS);
 
 MODULE_DESCRIPTION("ibpost test helper: connected RC pairs on any device");
 MODULE_LICENSE("GPL");

@@ -53,7 +53,7 @@ void ibpost_test_defer(struct kunit *test, void (*fn)(void *), void *data)
 		KUNIT_FAIL_AND_ABORT(test, "out of memory for cleanup");
 	}
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_defer, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_defer, IBPOST_TEST_NS);
 
 static bool ibpost_test_match_action(struct kunit *test,
 				     struct kunit_resource *res, void *match)
@@ -69,7 +69,7 @@ void ibpost_test_undefer(struct kunit *test, void *data)
 			kunit_destroy_resource(test, ibpost_test_match_action,
 					       data));
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_undefer, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_undefer, IBPOST_TEST_NS);
 
 void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
 			  struct ibpost_dev *dev, struct ibpost_qp *qp,
@@ -91,7 +91,7 @@ void ibpost_test_buf_init(struct kunit *test, struct ibpost_test_buf *b,
 				     PTR_ERR(b->mr));
 	}
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_init, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_init, IBPOST_TEST_NS);
 
 void ibpost_test_buf_fini(struct ibpost_test_buf *b)
 {
@@ -100,7 +100,7 @@ void ibpost_test_buf_fini(struct ibpost_test_buf *b)
 		kfree(b->buf);
 	b->buf = NULL;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_fini, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_fini, IBPOST_TEST_NS);
 
 struct ibpost_test_buf *ibpost_test_buf_new(struct kunit *test,
 					    struct ibpost_dev *dev, size_t len)
@@ -113,7 +113,7 @@ struct ibpost_test_buf *ibpost_test_buf_new(struct kunit *test,
 	ibpost_test_defer(test, (void (*)(void *))ibpost_test_buf_fini, b);
 	return b;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_new, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_buf_new, IBPOST_TEST_NS);
 
 void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 				struct ibpost_comp *comp, unsigned int secs)
@@ -121,7 +121,7 @@ void ibpost_test_send_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_send_comp(qp, comp, secs * HZ),
 			    "no send completion within %u s", secs);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_send_comp_secs, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_comp_secs, IBPOST_TEST_NS);
 
 void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 				struct ibpost_comp *comp, unsigned int secs)
@@ -129,7 +129,7 @@ void ibpost_test_recv_comp_secs(struct kunit *test, struct ibpost_qp *qp,
 	KUNIT_ASSERT_EQ_MSG(test, 1, ibpost_get_recv_comp(qp, comp, secs * HZ),
 			    "no receive completion within %u s", secs);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_comp_secs, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_comp_secs, IBPOST_TEST_NS);
 
 void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx)
 {
@@ -139,7 +139,7 @@ void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx)
 	KUNIT_EXPECT_PTR_EQ(test, ctx, comp.context);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_send_ok, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_ok, IBPOST_TEST_NS);
 
 void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
 			 u32 len)
@@ -151,21 +151,21 @@ void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
 	KUNIT_EXPECT_EQ(test, len, comp.byte_len);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_ok, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_ok, IBPOST_TEST_NS);
 
 void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp)
 {
 	ibpost_test_send_comp_secs(test, qp, comp, 10);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_send_comp, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_comp, IBPOST_TEST_NS);
 
 void ibpost_test_recv_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp)
 {
 	ibpost_test_recv_comp_secs(test, qp, comp, 10);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_comp, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_comp, IBPOST_TEST_NS);
 
 void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
 {
@@ -173,7 +173,7 @@ void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp)
 
 	KUNIT_EXPECT_EQ(test, 0, ibpost_get_send_comp(qp, &comp, HZ / 5));
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_no_send_comp, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_no_send_comp, IBPOST_TEST_NS);
 
 u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send)
 {
@@ -182,7 +182,7 @@ u32 ibpost_test_in_use(struct ibpost_qp *qp, bool send)
 	ibpost_test_queue_get(qp, send, &tq);
 	return tq.head - tq.tail;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_in_use, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_in_use, IBPOST_TEST_NS);
 
 /*
  * The suites' expectations and skips follow the device itself:
@@ -221,7 +221,7 @@ bool ibpost_test_iwarp(struct ibpost_dev *dev)
 	/* Called without the case's struct kunit: the thread knows it. */
 	return ibpost_test_iwarp_of(current->kunit_test, dev);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_iwarp, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_iwarp, IBPOST_TEST_NS);
 
 enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 				      struct ibpost_qp *qp)
@@ -236,7 +236,7 @@ enum ib_qp_state ibpost_test_qp_state(struct kunit *test,
 					     IB_QP_STATE, &init));
 	return qa.qp_state;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_state, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_state, IBPOST_TEST_NS);
 
 bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
 {
@@ -249,7 +249,7 @@ bool ibpost_test_wait_err(struct kunit *test, struct ibpost_qp *qp)
 	}
 	return false;
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_wait_err, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_wait_err, IBPOST_TEST_NS);
 
 /*
  * 6.1's KUnit prints a skipped parameter as a plain "ok": the reason goes
@@ -271,7 +271,7 @@ __noreturn void ibpost_test_skip(struct kunit *test, const char *fmt, ...)
 	kunit_info(test, "ibpost-skip: %s\n", why);
 	kunit_skip(test, "%s", why);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_skip, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_skip, IBPOST_TEST_NS);
 
 void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 			 const char *why)
@@ -279,7 +279,7 @@ void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 	if (ibpost_test_iwarp_of(test, dev))
 		ibpost_test_skip(test, "iWARP: %s", why);
 }
-EXPORT_SYMBOL_NS_GPL(ibpost_test_need_ib, IBPOST_TEST);
+EXPORT_SYMBOL_NS_GPL(ibpost_test_need_ib, IBPOST_TEST_NS);
 
 MODULE_DESCRIPTION("ibpost test helper: what the KUnit suites share");
 MODULE_LICENSE("GPL");

@@ -31,8 +31,8 @@ stage_timeout() {
 }
 
 # Build ibpost and its test modules against kernel tree $1 into $2/build
-# (log in $2/build.log); $3 "reuse": keep what lint_build just built
-# there from the same tree.
+# (log in $2/build.log); $3 "reuse" (the test run only, right after its
+# lint): keep what lint_build just built there from the same tree.
 build_modules() {
 	local kdir=$1 out=$2 b=$2/build
 	if [ "${3:-}" = reuse ] && [ -e "$b/.lint-clean" ]; then
