@@ -38,8 +38,9 @@ src_dir() {
 
 # Build (or reuse) a kernel of series $1 for a kunitconfig ($2, default
 # the test kernel's); prints the build directory. The cache key covers
-# the config fragment's options (not its comments), the source version
-# with its fixes, and the kunit.py architecture fragment. The test kernel
+# the config fragment's options (its "# CONFIG_... is not set" lines
+# among them, not its comments), the source version with its fixes, and
+# the kunit.py architecture fragment. The test kernel
 # carries the series' provider fixes (src_dir); the bench kernel, which
 # measures the provider users have, does not.
 kernel() {
@@ -49,7 +50,8 @@ kernel() {
 	else
 		src=$(src_dir "$series")
 	fi
-	key=$( (grep -v -e '^#' -e '^$' "$cfg"; echo "$src";
+	key=$( (grep -e '^CONFIG_' -e '^# CONFIG_[A-Z0-9_]* is not set$' "$cfg"
+		echo "$src";
 		cat "$src/tools/testing/kunit/qemu_configs/x86_64.py") |
 		sha256sum | cut -c1-16)
 	bdir=$CACHE/kernel-$key
