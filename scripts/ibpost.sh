@@ -111,7 +111,7 @@ cmd_test() {
 		out=$OUTROOT/$k
 		log "==== Linux $k: debug test kernel $(basename "${BDIR[$k]}") ===="
 		t=$(date +%s)
-		build_modules "${BDIR[$k]}" "$out" reuse
+		# The modules of lint_all's build of this kernel, in $out/build.
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1

@@ -18,13 +18,15 @@
  * IBPOST_NS - the symbol namespace of every ibpost export, the one place
  * it is spelled. Linux 6.13 made namespaces string literals in
  * EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS(); earlier kernels take a
- * bare token, which they stringify themselves.
+ * bare token, which they stringify themselves. __IBPOST_NS_NAME() spells
+ * a namespace name either way (the test helper modules' too).
  */
 #if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
-#define IBPOST_NS "IBPOST"
+#define __IBPOST_NS_NAME(name) #name
 #else
-#define IBPOST_NS IBPOST
+#define __IBPOST_NS_NAME(name) name
 #endif
+#define IBPOST_NS __IBPOST_NS_NAME(IBPOST)
 
 struct ibpost_dev;
 struct ibpost_qp;

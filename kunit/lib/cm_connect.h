@@ -11,11 +11,7 @@
 #include <rdma/ibpost.h>
 
 /* The helper modules' export namespace, spelt as IBPOST_NS is. */
-#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
-#define IBPOST_TEST_NS "IBPOST_TEST"
-#else
-#define IBPOST_TEST_NS IBPOST_TEST
-#endif
+#define IBPOST_TEST_NS __IBPOST_NS_NAME(IBPOST_TEST)
 
 struct sockaddr_in;
 struct ibpost_test_cm;

@@ -31,15 +31,10 @@ stage_timeout() {
 }
 
 # Build ibpost and its test modules against kernel tree $1 into $2/build
-# (log in $2/build.log); $3 "reuse" (the test run only, right after its
-# lint): keep what lint_build just built there from the same tree.
+# (log in $2/build.log). The test run does not: its lint_build made them
+# there just before, warning-free.
 build_modules() {
 	local kdir=$1 out=$2 b=$2/build
-	if [ "${3:-}" = reuse ] && [ -e "$b/.lint-clean" ]; then
-		log "modules: the lint stage's build, warning-free"
-		return 0
-	fi
-	rm -f "$b/.lint-clean"
 	mkdir -p "$b"
 	rsync -a --delete --exclude=.git --exclude=out "$REPO/" "$b/"
 	make -j"$(nproc)" -C "$b" KDIR="$kdir" W=1 modules > "$out/build.log" 2>&1 ||
