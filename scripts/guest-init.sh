@@ -171,10 +171,32 @@ else
 	PROV=rxe DEV0=rxe0 ND0=d0 DEV1=rxe1 ND1=d1
 fi
 
-# The netdev of $DEV1, up (and addressed, for siw).
+# Until netdev $1's IPv6 link-local address is usable (5 s at most):
+# /proc/net/if_inet6's fields are address, index, prefix length, scope
+# (20: link), flags (40: tentative) and name.
+ll_wait() {
+	n=0
+	while :; do
+		while read -r _ _ _ s f d; do
+			[ "$d" = "$1" ] && [ "$s" = 20 ] &&
+				[ $((0x$f & 0x40)) = 0 ] && return 0
+		done < /proc/net/if_inet6
+		[ $n -lt 50 ] || { echo "$1: no usable link-local address"; return 1; }
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+
+# The netdev of $DEV1, up (and addressed, for siw). The device's first
+# traffic (the holder's pair) follows at once, and rxe's RoCE v2 packets
+# go from the link-local address: up without DAD, so that the address
+# is usable at once, as ibpost_test_dev2() (kunit/main.c) does.
 nd1_add() {
-	ip link add $ND1 type dummy && ip link set $ND1 up || return 1
-	[ $PROV = rxe ] || ip addr add 10.96.0.1/24 dev $ND1
+	ip link add $ND1 type dummy &&
+		echo 0 > /proc/sys/net/ipv6/conf/$ND1/accept_dad &&
+		ip link set $ND1 up || return 1
+	[ $PROV = rxe ] || ip addr add 10.96.0.1/24 dev $ND1 || return 1
+	ll_wait $ND1
 }
 
 # ibpost's trace events: trace_start empties the buffer and turns them

@@ -152,6 +152,7 @@ cmd_test() {
 	budget "$start" >> "$REPORT"
 	log "report ($REPORT):"
 	cat "$REPORT" >&2
+	print_why
 	[ $fail = 0 ] || die "the test run failed (consoles in $OUTROOT/<kernel>/)"
 	log "PASS on $KERNELS, every kernel log clean"
 }
@@ -177,6 +178,7 @@ cmd_quick() {
 		done
 	done
 	cat "$REPORT" >&2
+	print_why
 	[ $fail = 0 ] || die "the quick run failed (consoles in $OUTROOT/<kernel>/)"
 	log "PASS (quick run)"
 }
@@ -194,6 +196,7 @@ cmd_stock() {
 		done
 	done
 	cat "$REPORT" >&2
+	print_why
 	[ $fail = 0 ] || die "the stock-kernel stage failed"
 }
 

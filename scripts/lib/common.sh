@@ -199,6 +199,30 @@ ktap_failed() {
 	printf ' (failed: %s)' "$(sort -u "$1-failed.txt" | head -8 | paste -sd, - | sed 's/,/, /g')"
 }
 
+# Why the cases ktap_parse listed for $1 (its base) failed: each one's
+# own lines of console $2 ("# <case>: ..."; a scenario prints what it
+# saw there, a KUnit case its failed expectations), the last 30, into
+# $1-why.txt, which the end of the run prints after the report (a CI log
+# keeps its tail; the consoles may be gone by then).
+ktap_why() {
+	local name
+	[ -s "$1-failed.txt" ] || return 0
+	for name in $(cut -d' ' -f1 "$1-failed.txt" | sort -u); do
+		echo "-- $name, in $2:"
+		grep -F "# $name: " "$2" | tail -30 | cut -c1-300
+	done >> "$1-why.txt"
+}
+
+# After the report: every stage's ktap_why, kernel by kernel.
+print_why() {
+	local f
+	for f in "$OUTROOT"/*/kunit*-why.txt; do
+		[ -s "$f" ] || continue
+		log "why the failed cases failed (${f#"$OUTROOT"/}):"
+		cat "$f" >&2
+	done
+}
+
 # The raw-versus-ibpost provider table of Linux $1 from the consoles $3...
 # (the suite ibpost_provider's "ibpost-provider:" lines), into file $2.
 provider_table() {

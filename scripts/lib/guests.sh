@@ -153,6 +153,7 @@ single_run() {
 		log "skipped on siw0 (case: reason):"
 		cat "$base-skips.txt" >&2
 	fi
+	ktap_why "$base" "$console"
 	report "$REPORT" "$series" "$stage" "$1 of $expected suites, $3 of $2 cases passed${iwarp:+, $4 skipped (iWARP)}$(ktap_failed "$base")" $fail "$t"
 	return $fail
 }
@@ -194,6 +195,7 @@ xhost_run() {
 			{ log "guest $g: $1 suites, $3 of $2 cases passed"; fail=1; }
 		expect_check "$EXPECTED" "$series" "xhost$sfx-$g" "$1" "$2" "$4" \
 			"$out/kunit-xhost$sfx-$g-skips.txt" || fail=1
+		ktap_why "$out/kunit-xhost$sfx-$g" "$out/console-xhost$sfx-$g.log"
 		summary="$summary${summary:+, }$g $3/$2${iwarp:+ ($4 skipped)}$(ktap_failed "$out/kunit-xhost$sfx-$g")"
 		check_log "$out/console-xhost$sfx-$g.log" || fail=1
 	done

@@ -167,6 +167,7 @@ stock_stage() {
 		fail=1
 	set -- $r
 	[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] || fail=1
+	ktap_why "$out/kunit-$name" "$out/console-$name.log"
 	check_log "$out/console-$name.log" || fail=1
 	report "$rep" "$series" "$name kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, modprobe -r)" $fail "$t"
 	return $fail
