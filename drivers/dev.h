@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The device layer: ibpost's context on one ib_device (struct
+ * ibpost_dev) and the device list.
+ */
+#ifndef _IBPOST_DEV_H
+#define _IBPOST_DEV_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+#include "ring.h"
+
+struct seq_file;
+
+/* dev->flags */
+enum {
+	IBPOST_DEV_REMOVING,	/* remove started: no new QPs, posts -ENODEV */
+};
+
+/**
+ * struct ibpost_dev - ibpost's context on one ib_device
+ * @ref: held by the device list until removal and by every consumer
+ *       reference and QP
+ * @ibdev: the device; NULL once removal has finished
+ * @pd: ibpost's protection domain on it
+ * @flags: IBPOST_DEV_* bits
+ * @node: entry in the global device list
+ * @qp_lock: protects @qps, the MRs' release against removal, and the
+ *           device's provider objects (@ibdev, @pd) while it is held;
+ *           never held while a consumer callback runs
+ * @qps: every QP on the device whose provider objects may still exist
+ * @nr_qps: length of @qps, for debugfs
+ * @mr_lock: protects @mrs
+ * @mrs: every live MR registered on the device
+ * @debugfs: this device's debugfs directory
+ * @name: the ib_device's name
+ * @retired: send and receive counters of the QPs destroyed on the device
+ * @iwarp: rdma_protocol_iwarp() of the device's first port, at its add
+ */
+struct ibpost_dev {
+	struct kref ref;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	unsigned long flags;
+	struct list_head node;
+	struct mutex qp_lock;	/* see the kernel-doc above */
+	struct list_head qps;
+	unsigned int nr_qps;
+	spinlock_t mr_lock;	/* protects @mrs */
+	struct list_head mrs;
+	struct dentry *debugfs;
+	char name[IB_DEVICE_NAME_MAX];
+	struct ibpost_stats retired[2];	/* under qp_lock */
+	bool iwarp;		/* rdma_protocol_iwarp(): see below */
+};
+
+/*
+ * iWARP devices (rdma_protocol_iwarp()) differ in what ibpost absorbs:
+ * RC only, connected through rdma_cm only (iw_cm), no immediate data,
+ * at most attrs.max_sge_rd SGEs per READ (siw: 1), and a READ sink that
+ * is written by the peer's tagged READ response.
+ */
+static inline bool ibpost_dev_iwarp(const struct ibpost_dev *dev)
+{
+	return dev->iwarp;
+}
+
+/* dev.c */
+void ibpost_dev_release(struct kref *ref);
+int ibpost_client_init(void);
+void ibpost_client_exit(void);
+void ibpost_show_devs(struct seq_file *m);
+struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
+
+#endif /* _IBPOST_DEV_H */

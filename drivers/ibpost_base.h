@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost's base layer: the locking rules, the module's work queue, the
+ * rules a post checks, the test hooks and fault injection. Every other
+ * layer builds on it; it names none of their types.
+ */
+#ifndef _IBPOST_BASE_H
+#define _IBPOST_BASE_H
+
+#include <linux/compiler.h>
+#include <linux/irqflags.h>
+#include <linux/sched.h>
+#include <linux/fault-inject.h>
+#include <linux/workqueue.h>
+#include "ibpost_test_access.h"
+
+struct dentry;
+
+/*
+ * Locking. The locks, outermost first: each is taken only under locks
+ * above it in this list, never under one below it.
+ *
+ *   ibpost_client_mutex (dev.c)  mutex: the client list; device add and
+ *                                remove; the debugfs "devices" file
+ *   qp->mutex                    mutex: one QP's state changes, teardown
+ *                                and DIRECT polling (a lockdep class per
+ *                                QP, see ibpost_qp_new())
+ *   dev->qp_lock                 mutex: dev->qps, the device's provider
+ *                                objects, releasing its MRs
+ *   q->lock (qp->sq, qp->rq)     spinlock: one work queue's ring; taken
+ *                                with interrupts off by the post path
+ *                                (see post.c) and by whatever completes
+ *                                a slot (see comp.c), in any context;
+ *                                with bottom halves off by the rest;
+ *                                never in hard IRQ context
+ *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
+ *
+ * Three leaves, under which no other lock is taken:
+ *
+ *   ibpost_dev_lock (dev.c)      spinlock, interrupts off: the device
+ *                                list and names, for lookups from any
+ *                                context
+ *   ibpost_cm_lock (cm.c)        spinlock: ibpost_cm_qps and the cm_ids'
+ *                                event handlers
+ *   ibpost_fault_lock (fault.c)  spinlock, interrupts off: should_fail()
+ *                                on the fault attribute, taken under
+ *                                q->lock by the post path while armed
+ *
+ * The nestings the code has:
+ *
+ *   ibpost_client_mutex -> ibpost_dev_lock   device add, remove, listing
+ *   ibpost_client_mutex -> dev->qp_lock      removal's debugfs removal
+ *   ibpost_client_mutex -> qp->mutex and below: ibpost_client callbacks
+ *                        may create, connect and destroy QPs, register
+ *                        and deregister MRs, post
+ *   qp->mutex -> dev->qp_lock    teardown; a DIRECT callback's dereg
+ *   qp->mutex -> q->lock         state changes, teardown, flushes
+ *   qp->mutex -> ibpost_cm_lock  ibpost_cm_destroy_qp()
+ *   qp->mutex -> another QP's qp->mutex: ibpost_qp_connect_loopback()
+ *                        (address order); a callback under one QP's
+ *                        mutex polling another or moving it to ERR
+ *   dev->qp_lock -> q->lock        ibpost_dereg_mr(), debugfs "stats"
+ *   dev->qp_lock -> dev->mr_lock   MR allocation, release, dereg
+ *   dev->qp_lock -> ibpost_cm_lock ibpost_cm_attach() at QP creation
+ *   q->lock -> dev->mr_lock        the post path's ibpost_mr_lookup()
+ *                                  and __ibpost_mr_pin()
+ *
+ * The queue locks share one lockdep class: no two are ever held
+ * together. Device removal drops dev->qp_lock before each QP's
+ * teardown, so dev->qp_lock is never held while qp->mutex is taken. A
+ * callback run under qp->mutex by its own QP's polling (qp->poller ==
+ * current) does not take it again: ibpost_qp_modify(), ibpost_poll()
+ * and the MR waits check qp->poller; ibpost_poll() and
+ * ibpost_qp_to_err() only try it.
+ *
+ * Callbacks and work items, their context and the locks held:
+ *
+ *   consumer send_done/recv_done: never under q->lock, dev->qp_lock or
+ *     dev->mr_lock (the slot is released first). From the CQ's own
+ *     context (IB_POLL_SOFTIRQ: softirq; IB_POLL_WORKQUEUE and
+ *     IB_POLL_UNBOUND_WORKQUEUE: ib_core's work item) with no ibpost
+ *     lock; for IB_POLL_DIRECT, inside ibpost_poll() and ibpost's own
+ *     waits (MR (de)registration, drain), under qp->mutex; from
+ *     qp->flush_work with no lock, but never a DIRECT queue's (its WRs
+ *     flushed in ERR come back through its consumer's polling, see
+ *     ibpost_queue_direct_cb()); from ibpost_queue_flush() at teardown
+ *     and RESET, under qp->mutex, and under ibpost_client_mutex too
+ *     when a consumer destroys a QP from its ibpost_client callback.
+ *     An IB_POLL_SOFTIRQ queue's callbacks run with bottom halves off
+ *     on every one of these paths, as in its CQ's softirq. A softirq
+ *     callback may run on the stack of a task that holds dev->qp_lock
+ *     (softirqs run at spin_unlock_bh()); it cannot sleep, so never
+ *     waits for it.
+ *   ibpost_client add/remove: process context, under
+ *     ibpost_client_mutex only. At remove the device is already marked
+ *     IBPOST_DEV_REMOVING and unlisted, its QPs still up: they are torn
+ *     down after every remove returned, without ibpost_client_mutex.
+ *   ibpost_cm_handler() (rdma_cm events): rdma_cm's process context,
+ *     with the id's handler mutex held; takes ibpost_cm_lock, then,
+ *     after dropping it, qp->mutex; calls the consumer's handler with
+ *     neither held.
+ *   CQ handlers: ibpost_send_done() and ibpost_recv_done() take q->lock
+ *     with interrupts off and drop it before the consumer's callback;
+ *     ibpost_marker_done() and ibpost_sink_reg_done() take no lock.
+ *   qp->flush_work (ibpost_wq): no lock; waited for under qp->mutex by
+ *     teardown and RESET, so its callbacks must not wait for that QP's
+ *     qp->mutex (ibpost_qp_modify() refuses them, -EWOULDBLOCK).
+ *   q->sink_work (ibpost_wq): takes q->lock; flushed under qp->mutex at
+ *     teardown.
+ *   mr->release_work (ibpost_wq): takes dev->qp_lock, then
+ *     dev->mr_lock.
+ *
+ * ibpost_wq is WQ_MEM_RECLAIM: a ULP may destroy a QP from a reclaim
+ * work item of its own, and the destroy flushes these work items.
+ */
+
+/* main.c */
+extern struct workqueue_struct *ibpost_wq;
+
+/*
+ * The rules a post checks a WR against, named by the refusal trace events
+ * (ibpost_post_send_err, ibpost_post_recv_err); ibpost_trace.h lists
+ * them again, for TRACE_DEFINE_ENUM() and ibpost_show_rule().
+ */
+enum ibpost_rule {
+	IBPOST_RULE_NONE,		/* no rule broken */
+	IBPOST_RULE_NOT_CONNECTED,	/* the QP's state */
+	IBPOST_RULE_DEVICE_GONE,
+	IBPOST_RULE_BAD_OPCODE,		/* for the QP type or device */
+	IBPOST_RULE_BAD_FLAGS,
+	IBPOST_RULE_TOO_MANY_SGES,
+	IBPOST_RULE_NO_SG_LIST,		/* num_sge without sg_list */
+	IBPOST_RULE_INLINE_OPCODE,	/* inline on an opcode without */
+	IBPOST_RULE_INLINE_TOO_LONG,
+	IBPOST_RULE_READ_SGES,		/* max_sge_rd; iWARP: one */
+	IBPOST_RULE_READ_FENCED,	/* iWARP */
+	IBPOST_RULE_READ_TOO_LONG,	/* iWARP: one sink registration */
+	IBPOST_RULE_READ_SINK,		/* iWARP: the slot's sink unusable */
+	IBPOST_RULE_NO_ORD,		/* READ/atomic, initiator depth 0 */
+	IBPOST_RULE_ATOMIC_MALFORMED,
+	IBPOST_RULE_UD_NO_AH,
+	IBPOST_RULE_AH_OTHER_DEVICE,
+	IBPOST_RULE_SGE_OUTSIDE_MR,	/* or its MR of another device */
+	IBPOST_RULE_NO_SLOT,
+	IBPOST_RULE_FAULT_INJECTED,
+	IBPOST_RULE_PROVIDER,		/* the provider refused it */
+};
+
+/* Test hooks (enum ibpost_hook) and the suites' accessors: hooks.c. */
+#ifdef IBPOST_TEST_HOOKS
+int __ibpost_hook(enum ibpost_hook point, void *obj);
+extern ibpost_hook_fn ibpost_hook_cur;
+static inline int ibpost_hook(enum ibpost_hook point, void *obj)
+{
+	if (unlikely(READ_ONCE(ibpost_hook_cur)))
+		return __ibpost_hook(point, obj);
+	return 0;
+}
+
+/* Whether a suite has a hook set: a post then asks at every point. */
+static inline bool ibpost_hooks_set(void)
+{
+	return READ_ONCE(ibpost_hook_cur);
+}
+
+/* A point whose hook may sleep: not asked where the caller cannot. */
+static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
+{
+	if (!irqs_disabled())
+		ibpost_hook(point, obj);
+}
+#else
+static inline int ibpost_hook(enum ibpost_hook point, void *obj)
+{
+	return 0;
+}
+
+static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
+{
+}
+
+static inline bool ibpost_hooks_set(void)
+{
+	return false;
+}
+#endif
+
+/* fault.c */
+void ibpost_fault_init(struct dentry *root);
+void ibpost_fault_exit(void);
+
+#ifdef CONFIG_FAULT_INJECTION
+extern struct fault_attr ibpost_fail_attr;
+int __ibpost_fault_check(void);
+
+/*
+ * ibpost_fault_armed(): whether the WR at hand may meet an injected
+ * fault. ibpost_fault_check(): 0, or the errno an injected fault refuses
+ * it with, the gate being open. The gate repeats the first exits of
+ * should_fail() (6.1 and 6.12 alike), which change nothing: no fail-nth
+ * pending for the task, then probability 0 or times 0. Skipping the call
+ * there is exact, and costs two loads from one read-mostly line plus
+ * in_task() and current->fail_nth: no call, lock or atomic operation. A
+ * static key cannot stand in for it: the framework's debugfs files write
+ * the attribute directly, with no hook to flip a key.
+ */
+static inline bool ibpost_fault_armed(void)
+{
+	return unlikely(READ_ONCE(ibpost_fail_attr.probability) &&
+			atomic_read(&ibpost_fail_attr.times)) ||
+	       unlikely(in_task() && READ_ONCE(current->fail_nth));
+}
+
+/*
+ * A chain's post opens the gate once, before its first WR (@armed), and
+ * the framework then judges each WR: a fault is armed (the attribute or
+ * the task's fail-nth) before the post it aims at; one armed during a
+ * post races with it whichever WR looks.
+ */
+static inline int ibpost_fault_check(bool armed)
+{
+	return unlikely(armed) ? __ibpost_fault_check() : 0;
+}
+#else
+static inline bool ibpost_fault_armed(void)
+{
+	return false;
+}
+
+static inline int ibpost_fault_check(bool armed)
+{
+	return 0;
+}
+#endif
+
+#endif /* _IBPOST_BASE_H */

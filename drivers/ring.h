@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ring engine: a work queue (struct ibpost_queue) with its ring of
+ * slots, its staging, signal policy, reclaim and completion bookkeeping,
+ * and the helpers on them. It knows the MRs, sinks and QP it points to
+ * by name only.
+ */
+#ifndef _IBPOST_RING_H
+#define _IBPOST_RING_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include "ibpost_base.h"
+
+struct ibpost_mr;
+struct ibpost_qp;
+struct ibpost_sink;
+struct ibpost_sink_held;
+
+/**
+ * struct ibpost_stats - counters of one work queue, under its lock
+ * @posted: WRs queued (given to the provider or flushed by ibpost)
+ * @completed: WRs that succeeded (signaled or reclaimed unsignaled)
+ * @flushed: WRs returned with IB_WC_WR_FLUSH_ERR
+ * @failed: WRs returned with any other error status
+ * @forced_signals: send WRs ibpost signaled on its own
+ * @refused: WRs refused by a post call, by reason
+ */
+struct ibpost_stats {
+	u64 posted;
+	u64 completed;
+	u64 flushed;
+	u64 failed;
+	u64 forced_signals;
+	struct {
+		u64 einval, enomem, enotconn, enodev, other;
+	} refused;
+};
+
+/* post.c and seed.c count refusals; debugfs.c and qp.c add up. */
+void ibpost_stats_refused(struct ibpost_stats *st, int err);
+void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
+
+/**
+ * struct ibpost_sync - an internal WR whose completion a thread waits for
+ * @done: completed with the WR's completion
+ * @status: the completion status
+ * @ref: held by the waiter and by the posted slot
+ * @orphan: the MR the WR concerns, when its waiter gave up (the WR did not
+ *          come back even after the QP was moved to ERR): released once
+ *          the WR completes; under the send queue's lock
+ */
+struct ibpost_sync {
+	struct completion done;
+	enum ib_wc_status status;
+	refcount_t ref;
+	struct ibpost_mr *orphan;
+};
+
+/* slot->state */
+enum ibpost_slot_state {
+	IBPOST_SLOT_FREE,
+	IBPOST_SLOT_POSTED,	/* owned by the provider */
+	IBPOST_SLOT_DONE,	/* completion waiting for ibpost_get_*_comp */
+};
+
+/**
+ * struct ibpost_slot - one queue entry, in posting order
+ * @cqe: what the provider hands back in wc->wr_cqe
+ * @queue: the queue this slot belongs to
+ * @context: the caller's context (its wr_id)
+ * @sync: an internal WR (memory registration): its completion wakes a
+ *        waiter and is never shown to the consumer
+ * @since_before: the queue's since_signal before this slot was claimed,
+ *                restored when the provider refuses it
+ * @pos: the free-running ring position the slot was claimed at: with the
+ *       CQ's restrack id, the WR's completion id in the trace events
+ * @state: enum ibpost_slot_state
+ * @signaled: posted with IB_SEND_SIGNALED (asked or forced): the
+ *             provider will return this slot itself
+ * @user_signaled: the caller asked for a success completion
+ * @synthetic: not given to the provider (the QP is in ERR): ibpost
+ *              completes it with a flush itself
+ * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
+ * @spare: 0; with it a claim writes @state and the flags in one store
+ * @nmr: number of MRs in the slot's MR array (ibpost_slot_mrs()): those
+ *       the WR's SGEs reference outside the queue's hit, users counted
+ * @nhit: the WR's SGEs in the queue's hit, counted in its hit_users
+ * @opcode: send queue: the WR's opcode as posted (test builds only, for
+ *          the test accessor)
+ * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
+ * @done_node: entry in the queue's list of waiting completions
+ * @wc: the rest of that completion, for struct ibpost_comp
+ * @wc.opcode: its opcode
+ * @wc.byte_len: its byte count
+ * @wc.imm_data: its immediate data, in host order, or 0
+ * @wc.vendor_err: its vendor error
+ *
+ * The WR itself is not kept: the copy handed to the provider lives in the
+ * queue's stage during the post call only (see post.c). What a ring of
+ * slots costs per QP is what the consumer pays for ibpost's accounting,
+ * so the slot keeps only what the completion side needs.
+ */
+struct ibpost_slot {
+	struct ib_cqe cqe;
+	struct ibpost_queue *queue;
+	void *context;
+	struct ibpost_sync *sync;
+	u32 since_before;
+	u32 pos;
+	u8 state;
+	u8 signaled:1;
+	u8 user_signaled:1;
+	u8 synthetic:1;
+	u8 sink:1;
+	u8 spare:4;
+	u8 nmr;
+	u8 nhit;
+	u8 opcode;
+	u8 wc_status;
+	struct list_head done_node;
+	struct {
+		u32 opcode;
+		u32 byte_len;
+		u32 imm_data;
+		u32 vendor_err;
+	} wc;
+};
+
+/* 80 bytes on 64-bit: a ring of 256 slots (depth 128 on rxe) is 5 pages. */
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct ibpost_slot) <= 80);
+static_assert(IB_WC_GENERAL_ERR <= U8_MAX && IB_WR_REG_MR <= U8_MAX);
+
+/*
+ * The copy of one send WR, of any kind, handed to the provider (a send
+ * queue's stage entries). The ib_send_wr comes first in each kind.
+ */
+union ibpost_send_copy {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_ud_wr ud;
+	struct ib_atomic_wr atomic;
+	struct ib_reg_wr reg;
+};
+
+/**
+ * struct ibpost_queue - one work queue (send or receive) and its CQ
+ * @lock: serializes posting and completion bookkeeping
+ * @qp: the owning QP
+ * @cq: the completion queue of this work queue; NULL once freed
+ * @cq_id: @cq's restrack id, kept for the trace events after it is freed
+ * @dev_id: the ib_device's index, which with @cq_id names the CQ
+ * @slots: @mask + 1 entries, a power of two, used as a ring
+ * @mask: ring size - 1: index = position & mask, consistent when the
+ *        free-running u32 positions wrap
+ * @depth: usable slots (provider's grant minus the one kept for draining),
+ *         at most @mask + 1
+ * @head: slots ever filled (free-running, index = head & mask)
+ * @tail: slots ever released
+ * @done: completions waiting for ibpost_get_*_comp()
+ * @wait: woken when @done gains an entry
+ * @done_fn: the consumer's callback, or NULL to queue on @done
+ * @since_signal: WRs posted unsignaled since the last signaled one
+ * @signal_interval: force a signal at least this often
+ * @provider_errors: posts the provider refused after ibpost's checks passed
+ * @nr_synthetic: slots posted while the QP was in ERR (slot->synthetic)
+ *                not returned yet; read unlocked by a DIRECT poll, which
+ *                returns them (ibpost_queue_direct_cb())
+ * @stats: counters, shown in debugfs
+ * @max_sge: SGEs per WR, the size of each slot's MR array
+ * @mr_array: the slots' MR arrays, (@mask + 1) * @max_sge entries
+ * @stage: the copies of one batch of WRs handed to the provider, filled
+ *         and posted under @lock (post.c): @stage.send of a send queue,
+ *         @stage.recv of a receive queue, @stage_max entries
+ * @stage.send: a send queue's copies
+ * @stage.recv: a receive queue's copies
+ * @stage_wr: the caller's WR each copy in @stage was made from
+ * @stage_max: WRs per provider call at most; a longer chain is posted in
+ *             batches of as many
+ * @provider_bad: where a plain post (post.c) has the provider put its
+ *                bad_wr, which it does not read: one WR was refused whole
+ * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
+ * @seed_lock: serializes the vector seed operations, which build their
+ *             SGEs in @seed_sge and @seed_mrs; taken with interrupts
+ *             disabled, before @lock
+ * @seed_sge: @max_sge SGEs for a vector seed operation
+ * @seed_mrs: their MRs
+ * @mr_hit: the MR an SGE is looked for first: the last one found while
+ *          @hit_users was 0
+ * @hit_users: SGEs of posted WRs in @mr_hit; while not 0, the queue holds
+ *             one user of @mr_hit for them all, and @mr_hit stays
+ * @is_send: this is the send queue
+ * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
+ * @sink_max_len: the longest READ one sink maps
+ * @sink_work: revokes the keys of dirty sinks (see sink.c)
+ * @sinks_held: the MRs of held sinks, kept aside (written by sink_work
+ *              only)
+ * @held_wait: a held sink waits for a send WR at or after @held_pos to
+ *             succeed (under @lock)
+ * @held_pos: the latest held sink's READ position
+ * @held_done: a send WR at @held_done or later succeeded (under @lock)
+ */
+struct ibpost_queue {
+	spinlock_t lock;	/* posting and completion bookkeeping */
+	struct ibpost_qp *qp;
+	struct ib_cq *cq;
+	u32 cq_id;
+	u32 dev_id;
+	struct ibpost_slot *slots;
+	u32 mask;
+	u32 depth;
+	u32 head;
+	u32 tail;
+	struct list_head done;
+	wait_queue_head_t wait;
+	void (*done_fn)(struct ibpost_qp *qp, void *context,
+			const struct ib_wc *wc);
+	u32 since_signal;
+	u32 signal_interval;
+	u32 provider_errors;
+	u32 nr_synthetic;
+	struct ibpost_stats stats;
+	u32 max_sge;
+	struct ibpost_mr **mr_array;
+	union {
+		union ibpost_send_copy *send;
+		struct ib_recv_wr *recv;
+	} stage;
+	const void **stage_wr;
+	u32 stage_max;
+	union {
+		const struct ib_send_wr *send;
+		const struct ib_recv_wr *recv;
+	} provider_bad;
+	struct ibpost_mr **spare_mrs;
+	spinlock_t seed_lock;	/* see the kernel-doc above */
+	struct ib_sge *seed_sge;
+	struct ibpost_mr **seed_mrs;
+	struct ibpost_mr *mr_hit;
+	u32 hit_users;
+	bool is_send;
+	struct ibpost_sink *sinks;
+	u32 sink_max_len;
+	struct work_struct sink_work;
+	struct ibpost_sink_held *sinks_held;
+	bool held_wait;
+	u32 held_pos;
+	u32 held_done;
+};
+
+/*
+ * Fill the slot at q->head for posting; the caller checked for room. Its
+ * cqe and queue were set when the ring was (ibpost_queue_slots_init()).
+ */
+static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
+						    void *context,
+						    bool signaled,
+						    bool user_signaled)
+{
+	struct ibpost_slot *slot = &q->slots[q->head & q->mask];
+
+	lockdep_assert_held(&q->lock);
+	slot->context = context;
+	slot->state = IBPOST_SLOT_POSTED;
+	slot->signaled = signaled;
+	slot->user_signaled = user_signaled;
+	slot->synthetic = false;
+	slot->sink = false;
+	slot->spare = 0;
+	slot->pos = q->head++;
+	return slot;
+}
+
+/* The MR array of @slot, a slot of @q's ring. */
+static inline struct ibpost_mr **ibpost_slot_mrs(const struct ibpost_queue *q,
+						 const struct ibpost_slot *slot)
+{
+	return &q->mr_array[(size_t)(slot - q->slots) * q->max_sge];
+}
+
+#ifdef IBPOST_TEST_HOOKS
+/* A send slot's opcode, kept for the test accessor only. */
+static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
+					  enum ib_wr_opcode opcode)
+{
+	slot->opcode = opcode;
+}
+#else
+static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
+					  enum ib_wr_opcode opcode)
+{
+}
+#endif
+
+/* comp.c */
+void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
+		       bool is_send);
+void ibpost_queue_slots_init(struct ibpost_queue *q);
+void ibpost_sync_put(struct ibpost_sync *sync);
+u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
+void ibpost_queue_release_done(struct ibpost_queue *q);
+void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
+void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int ibpost_cq_poll(struct ib_cq *cq, int budget);
+bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);
+void ibpost_flush_work(struct work_struct *work);
+
+#endif /* _IBPOST_RING_H */

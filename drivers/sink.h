@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The iWARP READ sink layer: the registration each READ of an iWARP
+ * send queue is posted behind (see sink.c).
+ */
+#ifndef _IBPOST_SINK_H
+#define _IBPOST_SINK_H
+
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include "ring.h"
+
+/**
+ * struct ibpost_sink - an iWARP READ's sink registration (see sink.c)
+ * @mr: a fast-registration MR of ibpost's PD, owned by one send slot
+ * @reg: the REG_MR of one READ's sink, posted just before that READ
+ * @cqe: @reg's completion entry (unsignaled: only an error or a flush)
+ * @sge: the READ's SGE, with @mr's key
+ * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
+ * @dirty: @mr's key may still be valid after its READ did not succeed;
+ *         revoked by the queue's sink_work (under the queue's lock)
+ * @held: dirty, and @reg may still be with the provider (it took the
+ *        REG_MR and refused the READ): @mr may not be deregistered before
+ *        a later send WR succeeded or the provider's QP is destroyed
+ * @held_pos: then, the ring position of the READ refused
+ * @inv_key: the key the last READ posted with this sink invalidates
+ * @pin: the READ's MR, kept in use until then
+ */
+struct ibpost_sink {
+	struct ib_mr *mr;
+	struct ib_reg_wr reg;
+	struct ib_cqe cqe;
+	struct ib_sge sge;
+	struct scatterlist sg;
+	bool dirty;
+	bool held;
+	u32 held_pos;
+	u32 inv_key;
+	struct ibpost_mr *pin;
+};
+
+/*
+ * A held sink's MR and the READ buffer it may still reach, kept aside
+ * from the sink (which gets a fresh MR) until a send WR posted at or
+ * after @pos succeeded, or the QP is destroyed.
+ */
+struct ibpost_sink_held {
+	struct ibpost_sink_held *next;
+	struct ib_mr *mr;
+	struct ibpost_mr *pin;
+	u32 pos;
+};
+
+/* Pages one iWARP READ sink registration maps: up to 1 MiB per READ. */
+#define IBPOST_SINK_PAGES	257
+
+/* sink.c: iWARP READ sinks */
+int ibpost_sinks_alloc(struct ibpost_queue *q);
+void ibpost_sinks_free(struct ibpost_queue *q);
+
+/* Whether the READ @wr, posted to @q, goes to a sink (iWARP). */
+static inline bool ibpost_sink_wanted(struct ibpost_queue *q,
+				      const struct ib_send_wr *wr)
+{
+	return q->sinks && wr->opcode == IB_WR_RDMA_READ &&
+	       wr->num_sge == 1 && wr->sg_list[0].length;
+}
+
+int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
+void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
+			struct ib_send_wr *wr);
+struct ib_send_wr *__ibpost_sink_head(struct ibpost_queue *q,
+				      struct ibpost_slot *slot);
+bool ibpost_sink_reg_index(struct ibpost_queue *q,
+			   const struct ib_send_wr *bad, u32 *idx);
+void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
+		       bool reg_queued);
+void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos);
+
+/* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
+static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
+						  struct ibpost_slot *slot,
+						  struct ib_send_wr *wr)
+{
+	return slot->sink ? __ibpost_sink_head(q, slot) : wr;
+}
+
+#endif /* _IBPOST_SINK_H */
