@@ -720,6 +720,23 @@ u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget)
 	return n;
 }
 
+/*
+ * Complete the WRs posted while the QP was in ERR, outside any post call;
+ * not a DIRECT queue's with a callback, which its consumer's own polling
+ * returns (ibpost_queue_direct_cb()): no kworker runs such a callback.
+ */
+void ibpost_flush_work(struct work_struct *work)
+{
+	struct ibpost_qp *qp = container_of(work, struct ibpost_qp,
+					    flush_work);
+
+	if (!ibpost_queue_direct_cb(&qp->sq))
+		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);
+	if (!ibpost_queue_direct_cb(&qp->rq))
+		ibpost_queue_finish_synthetic(&qp->rq, U32_MAX);
+	ibpost_sq_reclaim_retired(qp);
+}
+
 /* The oldest completion parked in @q into @comp, if any; its slot freed. */
 static bool ibpost_queue_take_done(struct ibpost_queue *q,
 				   struct ibpost_comp *comp)

@@ -72,6 +72,24 @@ static u32 ibpost_queue_snapshot(struct ibpost_queue *q,
 	return used;
 }
 
+/*
+ * Add a queue's counters @st to the sums @sum: a device's, shown here, or
+ * those of its retired QPs (qp.c).
+ */
+void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st)
+{
+	sum->posted += st->posted;
+	sum->completed += st->completed;
+	sum->flushed += st->flushed;
+	sum->failed += st->failed;
+	sum->forced_signals += st->forced_signals;
+	sum->refused.einval += st->refused.einval;
+	sum->refused.enomem += st->refused.enomem;
+	sum->refused.enotconn += st->refused.enotconn;
+	sum->refused.enodev += st->refused.enodev;
+	sum->refused.other += st->refused.other;
+}
+
 static void ibpost_show_stats(struct seq_file *m, const char *pfx,
 			      const struct ibpost_stats *st, u32 used,
 			      bool is_send)

@@ -109,7 +109,7 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 				IB_SEND_SOLICITED)
 
 /**
- * ibpost_send_fast_init - fill a QP's table of plain send opcodes
+ * ibpost_send_fast_init - fill a QP's table of common send opcodes
  * @qp: the QP, its type, device and granted SGEs known
  *
  * The opcodes whose WR, without inline data, needs no check beyond its
@@ -398,7 +398,7 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 }
 
 /*
- * Whether @qp's table (ibpost_send_fast_init()) passes @wr: a plain SEND,
+ * Whether @qp's table (ibpost_send_fast_init()) passes @wr: a common SEND,
  * WRITE or READ passes in a few loads and compares; any other WR, and one
  * the table does not pass, is checked in full (ibpost_send_check()).
  */
@@ -567,10 +567,14 @@ static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
 				   &sbad);
 	else
 		ret = ib_post_recv(p->qp->ibqp, q->stage.recv, &rbad);
-	if (likely(!ret))
+	if (likely(!ret)) {
 		*done = m;
-	else
-		*done = ibpost_provider_refused(p, m, sbad, rbad);
+	} else {
+		/* A copy: the post call's own stays out of memory. */
+		struct ibpost_post cold = *p;
+
+		*done = ibpost_provider_refused(&cold, m, sbad, rbad);
+	}
 	return ret;
 }
 
@@ -744,10 +748,15 @@ static __always_inline void ibpost_submit(struct ibpost_post *p)
 		return;
 	}
 	pret = ibpost_submit_hooked(p, m, &done);
-	if (unlikely(pret))
-		ibpost_submit_error(p, m, done, pret);
-	else
+	if (unlikely(pret)) {
+		/* On a copy, as above. */
+		struct ibpost_post cold = *p;
+
+		ibpost_submit_error(&cold, m, done, pret);
+		*p = cold;
+	} else {
 		p->off += m;
+	}
 }
 
 /*
@@ -924,67 +933,6 @@ static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
 }
 
 /*
- * Whether a plain post's staged WR on @q goes to the flush worker after
- * all: a completion of the other queue (comp.c), under that queue's lock,
- * may have moved the QP to ERR since the plain test. ibpost_post_end()
- * then hands the WR on as the loop's ibpost_submit() would, on the same
- * rule (ibpost_queue_flushing()).
- */
-static __always_inline bool ibpost_plain_to_flush(struct ibpost_qp *qp,
-						  struct ibpost_queue *q)
-{
-	return ibpost_queue_flushing(qp, q);
-}
-
-/*
- * The rest of a plain post (ibpost_post_send_plain() and the receive
- * one) whose one WR @wr, staged in @q's slot at @start, the provider
- * refused (@pret), or that goes to the flush worker after all (@pret 0):
- * through the loop's steps, as ibpost_post_end() ends a post. The
- * provider queued none of one WR.
- */
-static noinline int ibpost_post_plain_rest(struct ibpost_qp *qp,
-					   struct ibpost_queue *q,
-					   unsigned long flags, u32 start,
-					   int pret, const void *wr,
-					   const void **bad_wr)
-	__releases(&q->lock)
-{
-	struct ibpost_post p = {
-		.qp = qp, .q = q, .flags = flags, .start = start, .n = 1,
-		.refuse = -1,
-	};
-
-	if (pret) {
-		p.hooked = true;
-		ibpost_submit_error(&p, 1, 0, pret);
-	}
-	return ibpost_post_end(&p, wr, bad_wr);
-}
-
-/*
- * The end of a plain post whose one WR @wr (in @q's slot at @start) was
- * handed to the provider, which said @pret.
- */
-static __always_inline int ibpost_post_plain_end(struct ibpost_qp *qp,
-						 struct ibpost_queue *q,
-						 unsigned long flags,
-						 u32 start, int pret,
-						 const void *wr,
-						 const void **bad_wr)
-	__releases(&q->lock)
-{
-	if (likely(!pret)) {
-		q->stats.posted++;
-		spin_unlock_irqrestore(&q->lock, flags);
-		if (bad_wr)
-			*bad_wr = NULL;
-		return 0;
-	}
-	return ibpost_post_plain_rest(qp, q, flags, start, pret, wr, bad_wr);
-}
-
-/*
  * Claim the slot of the checked send WR @wr, the post's @k-th (@used
  * slots were in use before the post): decide whether it is posted
  * signaled (see the head of this file) and keep the queue's count of
@@ -1021,102 +969,20 @@ ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 }
 
 /*
- * What a plain post (below) needs of the QP and of its queue @q (@send:
- * the send queue): a state that takes the post and is not ERR, a free
- * slot, no fault armed, no test hook set and the post events off.
+ * The body of ibpost_post_send_mrs(), for a chain of one WR (@one: the
+ * compiler drops the loop's batch steps) or of any length. Forced inline
+ * so that each gets its own copy of the one source: with one copy, a
+ * one-WR post took 671-709 instructions (IBPOST_BENCH_ICOUNT=1, 6.12,
+ * SEND/WRITE/READ of 64 B), with two 636-669.
  */
-static __always_inline bool ibpost_plain_queue(struct ibpost_qp *qp,
-					       struct ibpost_queue *q,
-					       bool send)
+static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
+					      const struct ib_send_wr *wr,
+					      const struct ib_send_wr **bad_wr,
+					      struct ibpost_mr **mrs,
+					      struct ibpost_sync *sync,
+					      const bool one)
 {
-	/* A send takes RTS alone: its state test folds into this one. */
-	return (send ? qp->state == IB_QPS_RTS : qp->state != IB_QPS_ERR) &&
-	       !ibpost_state_check(qp, send) &&
-	       q->head - q->tail < q->depth &&
-	       !ibpost_fault_armed() && !ibpost_hooks_set() &&
-	       !(send ? trace_ibpost_post_send_enabled() :
-			trace_ibpost_post_recv_enabled());
-}
-
-/*
- * Whether @wr, alone in its chain and not ibpost's own, is a plain one:
- * a SEND, WRITE or READ of one SGE that ibpost_send_fast_init()'s table
- * passes, on a QP in RTS with a free slot, no fault armed, no test hook
- * set and the post events off. Such a WR, once its SGE is found in an MR,
- * meets every check of ibpost_post_send_mrs()'s loop, and none of its
- * rarer paths (flush, sink, batches, the events' chain count): it is
- * posted straight (ibpost_post_send_plain()).
- */
-static __always_inline bool ibpost_send_plain(struct ibpost_qp *qp,
-					      struct ibpost_queue *q,
-					      const struct ib_send_wr *wr)
-{
-	return wr && !wr->next && wr->num_sge == 1 &&
-	       ibpost_send_table_passes(qp, wr) &&
-	       ibpost_plain_queue(qp, q, true);
-}
-
-/* A plain WR's slot keeps its SGE's use: in the queue's hit, or on @mr. */
-static __always_inline void ibpost_plain_slot_mr(struct ibpost_queue *q,
-						 struct ibpost_slot *slot,
-						 struct ibpost_mr *mr, bool hit)
-{
-	slot->nhit = hit;
-	slot->nmr = !hit;
-	if (!hit)
-		ibpost_slot_mrs(q, slot)[0] = mr;
-}
-
-/*
- * Post the plain WR @wr (ibpost_send_plain()), its SGE's use in @mr
- * counted, as the loop of ibpost_post_send_mrs() would, without the
- * loop: claim its slot, stage its copy and hand it to the provider. A
- * refusal is handled by the same steps as in the loop. No local's
- * address is taken, so the post needs no stack canary: the provider is
- * called as ib_post_send() calls it, but with a bad_wr in the queue
- * rather than that function's stand-in on the stack.
- * Return: as ibpost_post_send_mrs(); the send queue's lock (taken with
- * @flags) is released.
- */
-static __always_inline int ibpost_post_send_plain(struct ibpost_qp *qp,
-						  const struct ib_send_wr *wr,
-						  struct ibpost_mr *mr, bool hit,
-						  unsigned long flags,
-						  const struct ib_send_wr **bad_wr)
-	__releases(&qp->sq.lock)
-{
-	struct ibpost_queue *q = &qp->sq;
-	struct ib_qp *ibqp = qp->ibqp;
-	u32 start = q->head;
-	struct ibpost_slot *slot;
-	int pret;
-
-	slot = ibpost_send_claim(q, wr, NULL, start - q->tail, 0);
-	ibpost_plain_slot_mr(q, slot, mr, hit);
-	__ibpost_stage_send(qp, q, 0, slot, wr, qp->send_fast[wr->opcode].size,
-			    false);
-	if (unlikely(ibpost_plain_to_flush(qp, q)))
-		return ibpost_post_plain_rest(qp, q, flags, start, 0, wr,
-					      (const void **)bad_wr);
-	pret = ibqp->device->ops.post_send(ibqp, &q->stage.send[0].send,
-					   &q->provider_bad.send);
-	return ibpost_post_plain_end(qp, q, flags, start, pret, wr,
-				     (const void **)bad_wr);
-}
-
-/*
- * ibpost_post_send_mrs() for every chain but a plain one: its loop, the
- * send queue's lock held (taken with @flags) and released on return.
- */
-static noinline int ibpost_post_send_loop(struct ibpost_qp *qp,
-					  const struct ib_send_wr *wr,
-					  const struct ib_send_wr **bad_wr,
-					  struct ibpost_mr **mrs,
-					  struct ibpost_sync *sync,
-					  unsigned long flags)
-	__releases(&qp->sq.lock)
-{
-	struct ibpost_post p = { .qp = qp, .q = &qp->sq, .flags = flags };
+	struct ibpost_post p = { .qp = qp, .q = &qp->sq };
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
 	bool sink, faults;
@@ -1125,6 +991,7 @@ static noinline int ibpost_post_send_loop(struct ibpost_qp *qp,
 	int nmr;
 	u8 nhit;
 
+	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	/* ibpost's own WRs are never refused by fault injection. */
@@ -1177,7 +1044,7 @@ static noinline int ibpost_post_send_loop(struct ibpost_qp *qp,
 		slot->nhit = nhit;
 		ibpost_stage_send(&p, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */
-		next = cur->next;
+		next = one ? NULL : cur->next;
 		p.n++;
 		ibpost_post_staged(&p, next);
 	}
@@ -1211,20 +1078,9 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad_wr,
 			 struct ibpost_mr **mrs, struct ibpost_sync *sync)
 {
-	struct ibpost_queue *q = &qp->sq;
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->lock, flags);
-	if (!sync && ibpost_send_plain(qp, q, wr)) {
-		struct ibpost_mr *mr;
-		bool hit;
-
-		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
-		if (mr)
-			return ibpost_post_send_plain(qp, wr, mr, hit, flags,
-						      bad_wr);
-	}
-	return ibpost_post_send_loop(qp, wr, bad_wr, mrs, sync, flags);
+	if (wr && !wr->next)
+		return __ibpost_post_send(qp, wr, bad_wr, mrs, sync, true);
+	return __ibpost_post_send(qp, wr, bad_wr, mrs, sync, false);
 }
 
 /**
@@ -1258,57 +1114,14 @@ int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
 
-/*
- * Whether the receive @wr is a plain one: alone in its chain, one SGE, on
- * a QP that takes receives and is not in ERR, with a free slot, no fault
- * armed, no test hook set and the post events off. Posted straight once
- * its SGE is found in an MR, as for a plain send.
- */
-static __always_inline bool ibpost_recv_plain(struct ibpost_qp *qp,
-					      struct ibpost_queue *q,
-					      const struct ib_recv_wr *wr)
+/* The same for ibpost_post_recv_mrs(). */
+static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
+					      const struct ib_recv_wr *wr,
+					      const struct ib_recv_wr **bad_wr,
+					      struct ibpost_mr **mrs,
+					      const bool one)
 {
-	return wr && !wr->next && wr->num_sge == 1 &&
-	       qp->attr.max_recv_sge && wr->sg_list &&
-	       ibpost_plain_queue(qp, q, false);
-}
-
-/* ibpost_post_send_plain() for the plain receive @wr. */
-static __always_inline int ibpost_post_recv_plain(struct ibpost_qp *qp,
-						  const struct ib_recv_wr *wr,
-						  struct ibpost_mr *mr, bool hit,
-						  unsigned long flags,
-						  const struct ib_recv_wr **bad_wr)
-	__releases(&qp->rq.lock)
-{
-	struct ibpost_queue *q = &qp->rq;
-	struct ib_qp *ibqp = qp->ibqp;
-	u32 start = q->head;
-	struct ibpost_slot *slot;
-	int pret;
-
-	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, true, true);
-	ibpost_plain_slot_mr(q, slot, mr, hit);
-	slot->sync = NULL;
-	__ibpost_stage_recv(q, 0, slot, wr);
-	if (unlikely(ibpost_plain_to_flush(qp, q)))
-		return ibpost_post_plain_rest(qp, q, flags, start, 0, wr,
-					      (const void **)bad_wr);
-	pret = ibqp->device->ops.post_recv(ibqp, q->stage.recv,
-					   &q->provider_bad.recv);
-	return ibpost_post_plain_end(qp, q, flags, start, pret, wr,
-				     (const void **)bad_wr);
-}
-
-/* The same for ibpost_post_recv_mrs(), the receive queue's lock held. */
-static noinline int ibpost_post_recv_loop(struct ibpost_qp *qp,
-					  const struct ib_recv_wr *wr,
-					  const struct ib_recv_wr **bad_wr,
-					  struct ibpost_mr **mrs,
-					  unsigned long flags)
-	__releases(&qp->rq.lock)
-{
-	struct ibpost_post p = { .qp = qp, .q = &qp->rq, .flags = flags };
+	struct ibpost_post p = { .qp = qp, .q = &qp->rq };
 	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur, *next;
 	bool faults;
@@ -1316,6 +1129,7 @@ static noinline int ibpost_post_recv_loop(struct ibpost_qp *qp,
 	int nmr;
 	u8 nhit;
 
+	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	faults = ibpost_fault_armed();
@@ -1363,7 +1177,7 @@ static noinline int ibpost_post_recv_loop(struct ibpost_qp *qp,
 		slot->nhit = nhit;
 		slot->sync = NULL;
 		ibpost_stage_recv(&p, slot, cur);
-		next = cur->next;
+		next = one ? NULL : cur->next;
 		p.n++;
 		ibpost_post_staged(&p, next);
 	}
@@ -1391,20 +1205,9 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			 const struct ib_recv_wr **bad_wr,
 			 struct ibpost_mr **mrs)
 {
-	struct ibpost_queue *q = &qp->rq;
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->lock, flags);
-	if (ibpost_recv_plain(qp, q, wr)) {
-		struct ibpost_mr *mr;
-		bool hit;
-
-		mr = ibpost_one_sge_mr(q, wr->sg_list, mrs, &hit);
-		if (mr)
-			return ibpost_post_recv_plain(qp, wr, mr, hit, flags,
-						      bad_wr);
-	}
-	return ibpost_post_recv_loop(qp, wr, bad_wr, mrs, flags);
+	if (wr && !wr->next)
+		return __ibpost_post_recv(qp, wr, bad_wr, mrs, true);
+	return __ibpost_post_recv(qp, wr, bad_wr, mrs, false);
 }
 
 /**
@@ -1451,35 +1254,4 @@ void ibpost_stats_refused(struct ibpost_stats *st, int err)
 		st->refused.other++;
 		break;
 	}
-}
-
-void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st)
-{
-	sum->posted += st->posted;
-	sum->completed += st->completed;
-	sum->flushed += st->flushed;
-	sum->failed += st->failed;
-	sum->forced_signals += st->forced_signals;
-	sum->refused.einval += st->refused.einval;
-	sum->refused.enomem += st->refused.enomem;
-	sum->refused.enotconn += st->refused.enotconn;
-	sum->refused.enodev += st->refused.enodev;
-	sum->refused.other += st->refused.other;
-}
-
-/*
- * Complete the WRs posted while the QP was in ERR, outside any post call;
- * not a DIRECT queue's with a callback, which its consumer's own polling
- * returns (ibpost_queue_direct_cb()): no kworker runs such a callback.
- */
-void ibpost_flush_work(struct work_struct *work)
-{
-	struct ibpost_qp *qp = container_of(work, struct ibpost_qp,
-					    flush_work);
-
-	if (!ibpost_queue_direct_cb(&qp->sq))
-		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);
-	if (!ibpost_queue_direct_cb(&qp->rq))
-		ibpost_queue_finish_synthetic(&qp->rq, U32_MAX);
-	ibpost_sq_reclaim_retired(qp);
 }

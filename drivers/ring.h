@@ -182,8 +182,6 @@ union ibpost_send_copy {
  * @stage_wr: the caller's WR each copy in @stage was made from
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
- * @provider_bad: where a plain post (post.c) has the provider put its
- *                bad_wr, which it does not read: one WR was refused whole
  * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
  * @seed_lock: serializes the vector seed operations, which build their
  *             SGEs in @seed_sge and @seed_mrs; taken with interrupts
@@ -233,10 +231,6 @@ struct ibpost_queue {
 	} stage;
 	const void **stage_wr;
 	u32 stage_max;
-	union {
-		const struct ib_send_wr *send;
-		const struct ib_recv_wr *recv;
-	} provider_bad;
 	struct ibpost_mr **spare_mrs;
 	spinlock_t seed_lock;	/* see the kernel-doc above */
 	struct ib_sge *seed_sge;
