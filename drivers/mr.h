@@ -101,7 +101,7 @@ struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
  * in the queue's hit while that has users, the common case, is counted
  * here without a call. *@hit: whether the use is counted in the hit; an
  * MR found while the hit has no users becomes the hit. (No address of the
- * caller's goes to the call: a post needs no stack canary for it.)
+ * caller's goes to the call: @hit can stay in a register.)
  */
 static __always_inline struct ibpost_mr *
 ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)

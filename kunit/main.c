@@ -544,20 +544,19 @@ void ibpost_test_param_set(struct kunit *test, const char *name,
  * A second device on a dummy netdev, in one shell (each command a usermode
  * helper forks and execs costs about 0.2 s under TCG, so the shell's
  * builtins test what exists): what a failed test left is deleted; the
- * netdev, made once and kept for the later cases, comes up without DAD
- * (the port's link-local GID routes at once) and with an address of its
- * own, which iWARP pairs connect over TCP to; then the device, retried
+ * netdev, made once and kept for the later cases, comes up with an
+ * address of its own, which iWARP pairs connect over TCP to (a dummy
+ * netdev is IFF_NOARP: addrconf runs no DAD on it); then the device, retried
  * while ib_core still holds the name of the one a case before deleted
  * (-ENFILE until it has freed it; the last refusal goes to the kernel
  * log), and, as traffic needs the port's link-local address usable, a
  * wait for it. A netdev whose set-up failed is deleted, not kept. Its
- * arguments: name x 2, netdev x 4, the address's third byte, netdev x 2,
+ * arguments: name x 2, netdev x 3, the address's third byte, netdev x 2,
  * name, type, netdev x 2.
  */
 #define IBPOST_TEST_DEV2_MAKE \
 	"[ ! -e /sys/class/infiniband/%s ] || rdma link delete %s; " \
 	"[ -e /sys/class/net/%s ] || { ip link add %s type dummy && " \
-	"echo 0 > /proc/sys/net/ipv6/conf/%s/accept_dad && " \
 	"ip link set %s up && ip addr add 10.97.%u.1/24 dev %s || " \
 	"{ ip link del %s; exit 1; }; }; " \
 	"n=0; until rdma link add %s type %s netdev %s 2>/tmp/dev2.err; do " \
@@ -597,7 +596,7 @@ struct ibpost_dev *ibpost_test_dev2(struct kunit *test, const char *name,
 	ibpost_test_defer(test, ibpost_test_dev2_free, d);
 	KUNIT_ASSERT_EQ_MSG(test, 0,
 			    ibpost_test_sh(IBPOST_TEST_DEV2_MAKE, name, name,
-					   netdev, netdev, netdev, netdev, net,
+					   netdev, netdev, netdev, net,
 					   netdev, netdev, name, type, netdev,
 					   netdev),
 			    "cannot make %s %s on %s", type, name, netdev);

@@ -189,12 +189,12 @@ ll_wait() {
 
 # The netdev of $DEV1, up (and addressed, for siw). The device's first
 # traffic (the holder's pair) follows at once, and rxe's RoCE v2 packets
-# go from the link-local address: up without DAD, so that the address
-# is usable at once, as ibpost_test_dev2() (kunit/main.c) does.
+# go from the link-local address: wait until it is no longer tentative,
+# as ibpost_test_dev2() (kunit/main.c) does. (A dummy netdev is
+# IFF_NOARP, so addrconf runs no DAD on it: the address is tentative
+# only until the DAD work item has run.)
 nd1_add() {
-	ip link add $ND1 type dummy &&
-		echo 0 > /proc/sys/net/ipv6/conf/$ND1/accept_dad &&
-		ip link set $ND1 up || return 1
+	ip link add $ND1 type dummy && ip link set $ND1 up || return 1
 	[ $PROV = rxe ] || ip addr add 10.96.0.1/24 dev $ND1 || return 1
 	ll_wait $ND1
 }
