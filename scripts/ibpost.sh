@@ -101,7 +101,7 @@ budget() {
 cmd_test() {
 	local start k out fail=0 t
 	start=$(date +%s)
-	: > "$REPORT"
+	report_reset
 	t=$(date +%s)
 	deps
 	report "$REPORT" all packages "Debian packages present or installed" 0 "$t"
@@ -165,7 +165,7 @@ cmd_quick() {
 	QUICK=1
 	deps
 	prepare_kernels
-	: > "$REPORT"
+	report_reset
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
 		mkdir -p "$out"
@@ -186,7 +186,7 @@ cmd_quick() {
 cmd_stock() {
 	local k fail=0
 	deps
-	: > "$REPORT"
+	report_reset
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
 		for f in $STOCK_FLAVOURS; do
@@ -238,7 +238,7 @@ lint)
 demo) cmd_demo ;;
 bench) cmd_bench ;;
 xhost)	# only the two-host stage of "test", for working on it
-	deps; prepare_kernels; : > "$REPORT"
+	deps; prepare_kernels; report_reset
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
 		build_modules "${BDIR[$k]}" "$OUTROOT/$k"
@@ -250,7 +250,7 @@ xhost)	# only the two-host stage of "test", for working on it
 		done
 	done ;;
 smoke)	# only the bench smoke stage of "test"
-	deps; prepare_kernels; : > "$REPORT"
+	deps; prepare_kernels; report_reset
 	for k in $KERNELS; do
 		mkdir -p "$OUTROOT/$k"
 		build_modules "${BDIR[$k]}" "$OUTROOT/$k"

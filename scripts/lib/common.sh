@@ -201,16 +201,24 @@ ktap_failed() {
 
 # Why the cases ktap_parse listed for $1 (its base) failed: each one's
 # own lines of console $2 ("# <case>: ..."; a scenario prints what it
-# saw there, a KUnit case its failed expectations), the last 30, into
-# $1-why.txt, which the end of the run prints after the report (a CI log
-# keeps its tail; the consoles may be gone by then).
+# saw there, a KUnit case the first line of each failed expectation),
+# the last 30, into $1-why.txt, which the end of the run prints after the
+# report (a CI log keeps its tail; the consoles may be gone by then).
+# Never fails: a case with no such line (or no console) gets none.
 ktap_why() {
 	local name
 	[ -s "$1-failed.txt" ] || return 0
-	for name in $(cut -d' ' -f1 "$1-failed.txt" | sort -u); do
+	cut -d' ' -f1 "$1-failed.txt" | sort -u | while read -r name; do
 		echo "-- $name, in $2:"
-		grep -F "# $name: " "$2" | tail -30 | cut -c1-300
+		{ grep -F "# $name: " "$2" || true; } | tail -30 | cut -c1-300
 	done >> "$1-why.txt"
+}
+
+# A command's start: an empty report, and no stage's why-file from an
+# earlier run (print_why prints every one it finds).
+report_reset() {
+	: > "$REPORT"
+	rm -f "$OUTROOT"/*/kunit*-why.txt
 }
 
 # After the report: every stage's ktap_why, kernel by kernel.
