@@ -84,6 +84,8 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->tail = q->tail;
 	tq->since_signal = q->since_signal;
 	tq->provider_errors = q->provider_errors;
+	tq->posts_one = q->test_posts[0];
+	tq->posts_chain = q->test_posts[1];
 	st = q->stats;
 	spin_unlock_irqrestore(&q->lock, flags);
 	tq->mask = q->mask;

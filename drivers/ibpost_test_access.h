@@ -64,6 +64,8 @@ int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
  * @refused_enotconn: ... with -ENOTCONN
  * @refused_enodev: ... with -ENODEV
  * @refused_other: ... with another errno
+ * @posts_one: post calls that ran the post loop's one-WR copy
+ * @posts_chain: post calls that ran its copy for chains
  */
 struct ibpost_test_queue {
 	u32 head, tail, mask, depth;
@@ -72,6 +74,7 @@ struct ibpost_test_queue {
 	u64 posted, completed, flushed, failed, forced_signals;
 	u64 refused_einval, refused_enomem, refused_enotconn;
 	u64 refused_enodev, refused_other;
+	u32 posts_one, posts_chain;
 };
 
 void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,

@@ -992,6 +992,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
+	ibpost_queue_count_post(q, one);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	/* ibpost's own WRs are never refused by fault injection. */
@@ -1130,6 +1131,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
+	ibpost_queue_count_post(q, one);
 	ibpost_post_begin(&p, wr);
 	used = q->head - q->tail;
 	faults = ibpost_fault_armed();

@@ -202,6 +202,8 @@ union ibpost_send_copy {
  *             succeed (under @lock)
  * @held_pos: the latest held sink's READ position
  * @held_done: a send WR at @held_done or later succeeded (under @lock)
+ * @test_posts: test builds: the post calls that ran the post loop's
+ *              one-WR copy ([0]) and its chain copy ([1]), under @lock
  */
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
@@ -245,6 +247,9 @@ struct ibpost_queue {
 	bool held_wait;
 	u32 held_pos;
 	u32 held_done;
+#ifdef IBPOST_TEST_HOOKS
+	u32 test_posts[2];
+#endif
 };
 
 /*
@@ -284,9 +289,24 @@ static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
 {
 	slot->opcode = opcode;
 }
+
+/*
+ * Which copy of the post loop a post call ran (@one: the one-WR copy),
+ * counted for the suites: tracing, hooks and fault injection must not
+ * change it.
+ */
+static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
+{
+	lockdep_assert_held(&q->lock);
+	q->test_posts[!one]++;
+}
 #else
 static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
 					  enum ib_wr_opcode opcode)
+{
+}
+
+static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
 {
 }
 #endif

@@ -14,10 +14,12 @@
  * hands to the provider in batches of a stage each, refused by a check or
  * by "the provider" (the SUBMIT hook) at the last WR of the first batch,
  * the first of the second, or inside the second: the same contract as a
- * chain of one batch.
+ * chain of one batch. Trace events, hooks and fault injection leave the
+ * post on the code users run.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <rdma/ibpost_fault.h>
 #include "ibpost_test.h"
 #include "gate.h"
 #include "../drivers/ibpost_rc.h"
@@ -925,9 +927,191 @@ static void ibpost_chain_err_between_batches(struct kunit *test)
 					    8 * (n - tq.stage)));
 }
 
+/* What may watch a post; none of them may change the code it runs. */
+enum path_watch { WATCH_NONE, WATCH_TRACE, WATCH_HOOK, WATCH_FAULT, WATCH_NR };
+
+static const char * const path_watch_name[WATCH_NR] = {
+	"nothing", "trace events", "a test hook", "an armed fault site",
+};
+
+#define PATH_TRACEFS	"/sys/kernel/tracing"
+/*
+ * Mounted if need be, the buffer emptied, ibpost's events on; no
+ * command-line recording (see trace_start() in scripts/guest-init.sh).
+ */
+#define PATH_TRACE_ON \
+	"{ [ -d " PATH_TRACEFS "/events ] || " \
+	"mount -t tracefs nodev " PATH_TRACEFS "; } && " \
+	"echo 0 > " PATH_TRACEFS "/options/record-cmd && " \
+	"echo > " PATH_TRACEFS "/trace && " \
+	"echo 1 > " PATH_TRACEFS "/events/ibpost/enable"
+/* Both post events are in the buffer. */
+#define PATH_TRACE_SEEN \
+	"grep -q ' ibpost_post_send: ' " PATH_TRACEFS "/trace && " \
+	"grep -q ' ibpost_post_recv: ' " PATH_TRACEFS "/trace"
+#define PATH_LEN	64
+
+static int path_hook(enum ibpost_hook point, void *obj, void *data)
+{
+	atomic_inc(data);
+	return 0;
+}
+
+static void path_unwatch(void *data)
+{
+	ibpost_test_set_hook(NULL, NULL);
+	ibpost_fault_inject(0, 0);
+	ibpost_test_sh("echo 0 > " PATH_TRACEFS "/events/ibpost/enable");
+}
+
+static void path_watch(struct kunit *test, enum path_watch w, atomic_t *hooks)
+{
+	switch (w) {
+	case WATCH_TRACE:
+		KUNIT_ASSERT_EQ(test, 0, ibpost_test_sh(PATH_TRACE_ON));
+		break;
+	case WATCH_HOOK:
+		KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(path_hook, hooks));
+		break;
+	case WATCH_FAULT:
+		/* Six WRs pass the site; the seventh is refused (below). */
+		KUNIT_ASSERT_EQ(test, 0, ibpost_fault_inject(7, -EIO));
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Three sends a -> b (one alone, then a chain of two) into three
+ * receives (one alone, then a chain of two), @seed's pattern each: the
+ * four post calls, each checked, and the data byte for byte.
+ */
+static void path_posts(struct kunit *test, struct ibpost_test_pair *p,
+		       u32 seed)
+{
+	struct ib_sge ssge[3], rsge[3];
+	struct ib_send_wr swr[2] = {};
+	struct ib_recv_wr rwr[2] = {};
+	const struct ib_send_wr *sbad;
+	const struct ib_recv_wr *rbad;
+	u8 *src = p->abuf.buf, *dst = p->bbuf.buf;
+	int i;
+
+	ibpost_test_fill(src, 3 * PATH_LEN, seed);
+	ibpost_test_fill(dst, 3 * PATH_LEN, ~seed);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr,
+						       src + PATH_LEN * i,
+						       PATH_LEN, &ssge[i]));
+		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->bbuf.mr,
+						       dst + PATH_LEN * i,
+						       PATH_LEN, &rsge[i]));
+	}
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(0), dst, PATH_LEN,
+						  p->bbuf.mr));
+	for (i = 0; i < 2; i++) {
+		rwr[i].wr_id = (unsigned long)CTX(1 + i);
+		rwr[i].sg_list = &rsge[1 + i];
+		rwr[i].num_sge = 1;
+		rwr[i].next = i ? NULL : &rwr[1];
+		swr[i].wr_id = (unsigned long)CTX(11 + i);
+		swr[i].sg_list = &ssge[1 + i];
+		swr[i].num_sge = 1;
+		swr[i].opcode = IB_WR_SEND;
+		swr[i].send_flags = IB_SEND_SIGNALED;
+		swr[i].next = i ? NULL : &swr[1];
+	}
+	rbad = &rwr[1];
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv_list(p->b, rwr, &rbad));
+	KUNIT_EXPECT_NULL(test, rbad);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(10), src, PATH_LEN,
+						  p->abuf.mr,
+						  IB_SEND_SIGNALED));
+	sbad = &swr[1];
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, swr, &sbad));
+	KUNIT_EXPECT_NULL(test, sbad);
+	for (i = 0; i < 3; i++) {
+		ibpost_test_send_ok(test, p->a, CTX(10 + i));
+		ibpost_test_recv_ok(test, p->b, CTX(i), PATH_LEN);
+	}
+	KUNIT_EXPECT_EQ(test, 0, memcmp(src, dst, 3 * PATH_LEN));
+}
+
+/*
+ * Trace events, a test hook and an armed fault site watch the post path
+ * users run; none of them turns another one on. A one-WR post runs the
+ * post loop's one-WR copy and a chain its chain copy (counted per queue
+ * in test builds), the same with each of them on as with none, and the
+ * data arrives; each watcher is seen at work (its events in the trace
+ * buffer, its hook asked, its fault refusing the WR it counted to). The
+ * count is taken where a post call enters the loop: the loop itself has
+ * no branch on a watcher but each watcher's own (the events, the hook
+ * points, the fault check), which the other suites run.
+ */
+static void ibpost_post_path_same_when_watched(struct kunit *test)
+{
+	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
+	struct ibpost_test_queue sb, sa, rb, ra;
+	const struct ib_send_wr *sbad;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	atomic_t *hooks = kunit_kzalloc(test, sizeof(*hooks), GFP_KERNEL);
+	enum path_watch w;
+	u32 one;
+
+	/* Freed after path_unwatch(): the hook never sees it gone. */
+	KUNIT_ASSERT_NOT_NULL(test, hooks);
+	ibpost_test_defer(test, path_unwatch, NULL);
+	for (w = WATCH_NONE; w < WATCH_NR; w++) {
+		kunit_info(test, "watched by %s\n", path_watch_name[w]);
+		ibpost_test_queue_get(p->a, true, &sb);
+		ibpost_test_queue_get(p->b, false, &rb);
+		if (w == WATCH_FAULT && !IS_ENABLED(CONFIG_FAULT_INJECTION))
+			continue;	/* no fault site to arm */
+		path_watch(test, w, hooks);
+		path_posts(test, p, 0x5a00 + w);
+		one = 1;
+		if (w == WATCH_FAULT) {
+			/* The site counted the six WRs: it refuses the next. */
+			KUNIT_ASSERT_EQ(test, 0,
+					ibpost_mr_sge(p->abuf.mr, p->abuf.buf,
+						      8, &sge));
+			wr.wr_id = (unsigned long)CTX(20);
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IB_WR_SEND;
+			KUNIT_EXPECT_EQ(test, -EIO,
+					ibpost_post_send_list(p->a, &wr,
+							      &sbad));
+			KUNIT_EXPECT_PTR_EQ(test, sbad,
+					    (const struct ib_send_wr *)&wr);
+			one = 2;
+		}
+		ibpost_test_queue_get(p->a, true, &sa);
+		ibpost_test_queue_get(p->b, false, &ra);
+		path_unwatch(NULL);
+		KUNIT_EXPECT_EQ_MSG(test, sa.posts_one - sb.posts_one, one,
+				    "watched by %s", path_watch_name[w]);
+		KUNIT_EXPECT_EQ_MSG(test, sa.posts_chain - sb.posts_chain, 1,
+				    "watched by %s", path_watch_name[w]);
+		KUNIT_EXPECT_EQ_MSG(test, ra.posts_one - rb.posts_one, 1,
+				    "watched by %s", path_watch_name[w]);
+		KUNIT_EXPECT_EQ_MSG(test, ra.posts_chain - rb.posts_chain, 1,
+				    "watched by %s", path_watch_name[w]);
+		if (w == WATCH_TRACE)
+			KUNIT_EXPECT_EQ_MSG(test, 0,
+					    ibpost_test_sh(PATH_TRACE_SEEN),
+					    "no post event in the trace buffer");
+		if (w == WATCH_HOOK)
+			KUNIT_EXPECT_GT(test, atomic_read(hooks), 0);
+	}
+}
+
 static struct kunit_case ibpost_batch_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_chain_across_batches, batch_case_gen_params),
 	KUNIT_CASE(ibpost_chain_err_between_batches),
+	KUNIT_CASE(ibpost_post_path_same_when_watched),
 	{}
 };
 
