@@ -93,7 +93,7 @@ static void ibpost_cm_iwarp_ord(struct ibpost_qp *qp,
 		break;
 	}
 	WRITE_ONCE(qp->ord, ord);
-	pr_debug("qp %u: iWARP connection with ORD %u, IRD %u\n", qp->qpn,
+	pr_debug("qp %u: iWARP connection with ORD %u, IRD %u\n", qp->rqp.qpn,
 		 ev->param.conn.responder_resources,
 		 ev->param.conn.initiator_depth);
 }
@@ -111,17 +111,17 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 	struct ib_qp_init_attr init;
 
 	lockdep_assert_held(&qp->mutex);
-	if (!qp->ibqp || qp->dead)
+	if (!qp->rqp.ibqp || qp->dead)
 		return;
 	/*
 	 * The consumer moved the QP to RESET (it starts in INIT): it holds
 	 * no WR, and the end of its old connection, reported after that,
 	 * must not move it to ERR (iWARP) or query it back (IB: the same).
 	 */
-	if (READ_ONCE(qp->state) == IB_QPS_RESET)
+	if (READ_ONCE(qp->rqp.state) == IB_QPS_RESET)
 		return;
 	if (ibpost_cm_event_ends(event) &&
-	    (!ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE) ||
+	    (!ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE) ||
 	     ibpost_dev_iwarp(qp->dev))) {
 		/* iWARP: the connection is over, whatever the provider said. */
 		ibpost_set_state(qp, IB_QPS_ERR);
@@ -138,7 +138,7 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 		}
 		return;
 	}
-	if (ib_query_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_MAX_QP_RD_ATOMIC,
+	if (ib_query_qp(qp->rqp.ibqp, &qa, IB_QP_STATE | IB_QP_MAX_QP_RD_ATOMIC,
 			&init))
 		return;
 	if (qa.qp_state == IB_QPS_RTS || qa.qp_state == IB_QPS_SQD)
@@ -169,7 +169,7 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 			ibpost_cm_sync_state(qp, event);
 		mutex_unlock(&qp->mutex);
 		pr_debug("cm event %s (%d) on qp %u\n",
-			 rdma_event_msg(event->event), event->status, qp->qpn);
+			 rdma_event_msg(event->event), event->status, qp->rqp.qpn);
 		ibpost_qp_put(qp);
 	}
 
@@ -253,17 +253,17 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 	ret = rdma_create_qp(qp->cm_id, qp->dev->pd, init);
 	if (ret)
 		return ret;
-	qp->ibqp = qp->cm_id->qp;
+	qp->rqp.ibqp = qp->cm_id->qp;
 	/* rdma_create_qp() credits rdma_cm: name the consumer instead. */
-	WRITE_ONCE(qp->ibqp->res.kern_name, qp->caller);
+	WRITE_ONCE(qp->rqp.ibqp->res.kern_name, qp->caller);
 	/*
 	 * RC comes back in INIT, UD in RTS: whatever it is, follow it. A UD
 	 * QP has rdma_cm's Q_Key (the port space's), not the caller's.
 	 */
-	ret = ib_query_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_QKEY, &qinit);
+	ret = ib_query_qp(qp->rqp.ibqp, &qa, IB_QP_STATE | IB_QP_QKEY, &qinit);
 	if (ret) {
 		rdma_destroy_qp(qp->cm_id);
-		qp->ibqp = NULL;
+		qp->rqp.ibqp = NULL;
 		return ret;
 	}
 	if (qp->attr.qp_type == IB_QPT_UD)
@@ -272,7 +272,7 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 	if (ibpost_dev_iwarp(qp->dev))
 		qa.qp_state = IB_QPS_INIT;
 	qp->left_reset = qa.qp_state != IB_QPS_RESET;
-	qp->state = qa.qp_state;
+	qp->rqp.state = qa.qp_state;
 	return 0;
 }
 
@@ -331,8 +331,8 @@ void ibpost_cm_destroy_qp(struct ibpost_qp *qp)
 		rdma_destroy_qp(id);	/* and clears id->qp */
 	} else {
 		pr_debug("qp %u: its cm_id is gone; destroying the QP directly\n",
-			 qp->qpn);
-		ib_destroy_qp(qp->ibqp);
+			 qp->rqp.qpn);
+		ib_destroy_qp(qp->rqp.ibqp);
 	}
 	if (res)
 		rdma_restrack_put(res);

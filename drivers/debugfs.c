@@ -38,10 +38,10 @@ static int qps_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&dev->qp_lock);
 	list_for_each_entry(qp, &dev->qps, node) {
-		if (!READ_ONCE(qp->ibqp))
+		if (!READ_ONCE(qp->rqp.ibqp))
 			continue;
 		seq_printf(m, "qpn %u type %s sq %u/%u rq %u/%u\n",
-			   qp->qpn,
+			   qp->rqp.qpn,
 			   qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
 			   READ_ONCE(qp->sq.head) - READ_ONCE(qp->sq.tail),
 			   qp->sq.depth,
@@ -64,11 +64,12 @@ static u32 ibpost_queue_snapshot(struct ibpost_queue *q,
 				 struct ibpost_stats *st)
 {
 	u32 used;
+	unsigned long flags;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	*st = q->stats;
 	used = q->head - q->tail;
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return used;
 }
 
@@ -146,7 +147,7 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 static int qp_show(struct seq_file *m, void *unused)
 {
 	struct ibpost_qp *qp = m->private;
-	enum ib_qp_state state = READ_ONCE(qp->state);
+	enum ib_qp_state state = READ_ONCE(qp->rqp.state);
 
 	seq_printf(m, "type %s\nstate %s\n",
 		   qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
@@ -166,7 +167,7 @@ void ibpost_debugfs_add_qp(struct ibpost_qp *qp)
 	lockdep_assert_held(&qp->dev->qp_lock);
 	if (!qp->dev->debugfs)
 		return;
-	snprintf(name, sizeof(name), "qp%u", qp->ibqp->qp_num);
+	snprintf(name, sizeof(name), "qp%u", qp->rqp.ibqp->qp_num);
 	qp->debugfs = debugfs_create_file(name, 0400, qp->dev->debugfs, qp,
 					  &qp_fops);
 }

@@ -41,8 +41,8 @@ int ibpost_drain_init(struct ibpost_qp *qp)
 	init_completion(&qp->rq_marker.done);
 	qp->sq_marker.cqe.done = ibpost_marker_done;
 	qp->rq_marker.cqe.done = ibpost_marker_done;
-	qp->reclaim_cqe[0].done = ibpost_sq_reclaim_done;
-	qp->reclaim_cqe[1].done = ibpost_sq_reclaim_done;
+	qp->sq.reclaim_cqe[0].done = ibpost_sq_reclaim_done;
+	qp->sq.reclaim_cqe[1].done = ibpost_sq_reclaim_done;
 	if (qp->attr.qp_type != IB_QPT_UD)
 		return 0;
 	ret = ibpost_loopback_av(qp, &av);
@@ -95,12 +95,12 @@ static int ibpost_send_marker(struct ibpost_qp *qp, struct ib_cqe *cqe)
 	if (qp->attr.qp_type == IB_QPT_UD) {
 		swr.wr.opcode = IB_WR_SEND;
 		swr.ah = qp->drain_ah;
-		swr.remote_qpn = qp->ibqp->qp_num;
+		swr.remote_qpn = qp->rqp.ibqp->qp_num;
 		swr.remote_qkey = READ_ONCE(qp->attr.qkey);
 	} else {
 		swr.wr.opcode = IB_WR_RDMA_WRITE;
 	}
-	return ib_post_send(qp->ibqp, &swr.wr, NULL);
+	return ib_post_send(qp->rqp.ibqp, &swr.wr, NULL);
 }
 
 /*
@@ -114,7 +114,7 @@ static int ibpost_marker_drain(struct ibpost_qp *qp, bool send)
 
 	if (!send) {
 		rwr.wr_cqe = &qp->rq_marker.cqe;
-		ret = ib_post_recv(qp->ibqp, &rwr, NULL);
+		ret = ib_post_recv(qp->rqp.ibqp, &rwr, NULL);
 		if (ret)
 			return ret;
 		return ibpost_marker_wait(qp->rq.cq, &qp->rq_marker) ?
@@ -141,11 +141,11 @@ bool ibpost_drain(struct ibpost_qp *qp)
 	trace_ibpost_drain_start(qp);
 	reinit_completion(&qp->sq_marker.done);
 	reinit_completion(&qp->rq_marker.done);
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE);
 	if (ret) {
 		ibdev_warn(qp->dev->ibdev,
 			   "ibpost: QP %u cannot be moved to ERR: %d\n",
-			   qp->ibqp->qp_num, ret);
+			   qp->rqp.ibqp->qp_num, ret);
 		trace_ibpost_drain_end(qp, ret, ret);
 		return false;
 	}
@@ -156,7 +156,7 @@ bool ibpost_drain(struct ibpost_qp *qp)
 	if (sq || rq)
 		ibdev_warn(qp->dev->ibdev,
 			   "ibpost: QP %u did not drain (send %s, recv %s); returning its contexts as flushed\n",
-			   qp->ibqp->qp_num, sq ? "stuck" : "ok",
+			   qp->rqp.ibqp->qp_num, sq ? "stuck" : "ok",
 			   rq ? "stuck" : "ok");
 	return !sq && !rq;
 }
@@ -175,7 +175,7 @@ bool ibpost_drain(struct ibpost_qp *qp)
  * (ibpost_sq_reclaim_done()). One marker at a time, and only while the
  * provider's queue and CQ keep the entry the drain marker needs: fewer
  * WRs with it than the depth. Never while a drain is on its way
- * (@qp->dead, @qp->reclaim_blocked), which reclaims them itself and
+ * (@qp->dead, @qp->sq.reclaim_blocked), which reclaims them itself and
  * after whose marker a RESET could discard this one unanswered. RC only:
  * ibpost may see ERR (an error completion) before the provider's QP is
  * in it, so the marker may really run: a zero-length WRITE does no harm,
@@ -194,8 +194,8 @@ void ibpost_sq_reclaim_retired(struct ibpost_qp *qp)
 	bool held = false;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (qp->reclaim_posted || qp->reclaim_blocked || qp->dead ||
-	    READ_ONCE(qp->state) != IB_QPS_ERR ||
+	if (qp->sq.reclaim_posted || qp->sq.reclaim_blocked || qp->dead ||
+	    READ_ONCE(qp->rqp.state) != IB_QPS_ERR ||
 	    qp->attr.qp_type != IB_QPT_RC || ibpost_dev_iwarp(qp->dev))
 		goto out;
 	for (pos = q->tail; pos != q->head; pos++) {
@@ -208,10 +208,10 @@ void ibpost_sq_reclaim_retired(struct ibpost_qp *qp)
 	}
 	if (!held || posted >= q->depth)
 		goto out;
-	qp->reclaim_end = q->head;
-	qp->reclaim_posted = true;
-	if (ibpost_send_marker(qp, &qp->reclaim_cqe[qp->reclaim_gen]))
-		qp->reclaim_posted = false;
+	qp->sq.reclaim_end = q->head;
+	qp->sq.reclaim_posted = true;
+	if (ibpost_send_marker(qp, &qp->sq.reclaim_cqe[qp->sq.reclaim_gen]))
+		qp->sq.reclaim_posted = false;
 out:
 	spin_unlock_irqrestore(&q->lock, flags);
 }

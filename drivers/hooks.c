@@ -34,8 +34,10 @@ int __ibpost_hook(enum ibpost_hook point, void *obj)
  *
  * For ibpost's own KUnit suites only; exists in test builds only.
  *
- * Context: Process context. Hook calls may sleep: the caller makes sure
- * none is in flight when it removes a hook whose @data it then frees.
+ * Context: Process context. Hook calls at points under a queue lock
+ * (SUBMIT, STATE_FROM) must not sleep; the others may. The caller makes
+ * sure none is in flight when it removes a hook whose @data it then
+ * frees.
  * Return: 0, or -EBUSY when another hook is installed.
  */
 int ibpost_test_set_hook(ibpost_hook_fn fn, void *data)
@@ -156,7 +158,7 @@ void ibpost_test_replay_comp(struct ibpost_qp *qp, bool send, u32 pos,
 	struct ib_wc wc = {
 		.status = status,
 		.opcode = send ? IB_WC_RDMA_WRITE : IB_WC_RECV,
-		.qp = qp->ibqp,
+		.qp = qp->rqp.ibqp,
 	};
 
 	wc.wr_cqe = &q->slots[pos & q->mask].cqe;
@@ -303,7 +305,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_dev, IBPOST_NS);
  */
 enum ib_qp_state ibpost_test_qp_tracked_state(struct ibpost_qp *qp)
 {
-	return READ_ONCE(qp->state);
+	return READ_ONCE(qp->rqp.state);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_tracked_state, IBPOST_NS);
 
@@ -312,14 +314,14 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_tracked_state, IBPOST_NS);
  * @qp: the QP
  *
  * For ibpost's own KUnit suites only; exists in test builds only. What
- * the completion side does when the provider fails a WR (comp.c), without
+ * the completion side does when the provider fails a WR (ring.c), without
  * a WR or the provider: a hook can make it happen in the middle of a post.
  *
  * Context: Any context, also under a queue's lock (at a test hook).
  */
 void ibpost_test_qp_failed(struct ibpost_qp *qp)
 {
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	WRITE_ONCE(qp->rqp.state, IB_QPS_ERR);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_failed, IBPOST_NS);
 
@@ -408,3 +410,74 @@ void ibpost_test_qp_unlock(struct ibpost_qp *qp)
 	mutex_unlock(&qp->mutex);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_unlock, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_init - a ring on a stand-in QP and CQ, with no device
+ * @q: the queue, zeroed
+ * @owner: handed to @done_fn as its QP
+ * @rqp: what the ring knows of its QP, filled by the caller
+ * @send: a send queue
+ * @done_fn: the consumer's callback, or NULL to park completions
+ * @cq: the CQ its completions name, with cq_context @q
+ * @slots: @size slots, zeroed
+ * @mrs: @size MR pointers (one SGE per WR), zeroed
+ * @size: a power of two; @size - 1 slots usable
+ * @pos: the ring positions' start (a free-running u32)
+ *
+ * For ibpost's own KUnit suites only (the ring suite); exists in test
+ * builds only.
+ *
+ * Context: Process context.
+ * Return: nothing.
+ */
+void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
+			   struct ibpost_ring_qp *rqp, bool send,
+			   void (*done_fn)(struct ibpost_qp *qp, void *context,
+					   const struct ib_wc *wc),
+			   struct ib_cq *cq, struct ibpost_slot *slots,
+			   struct ibpost_mr **mrs, u32 size, u32 pos)
+{
+	ibpost_queue_init(q, owner, rqp, send, done_fn);
+	q->cq = cq;
+	q->slots = slots;
+	q->mr_array = mrs;
+	q->mask = size - 1;
+	q->depth = size - 1;
+	q->max_sge = 1;
+	q->head = pos;
+	q->tail = pos;
+	ibpost_queue_slots_init(q);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_init, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_flush - return every WR of a ring as flushed
+ * @q: a queue of ibpost_test_ring_init()
+ *
+ * ibpost_queue_flush() as a teardown that found no drain marker runs it.
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Process context, no queue lock held.
+ * Return: nothing.
+ */
+void ibpost_test_ring_flush(struct ibpost_queue *q)
+{
+	ibpost_queue_flush(q, false, false);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_flush, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_take - take the oldest completion a ring parked
+ * @q: a queue of ibpost_test_ring_init() without a callback
+ * @comp: filled with it
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: whether there was one.
+ */
+bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp)
+{
+	return ibpost_queue_take_done(q, comp);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_take, IBPOST_NS);

@@ -30,9 +30,9 @@ struct dentry;
  *   q->lock (qp->sq, qp->rq)     spinlock: one work queue's ring; taken
  *                                with interrupts off by the post path
  *                                (see post.c) and by whatever completes
- *                                a slot (see comp.c), in any context;
- *                                with bottom halves off by the rest;
- *                                never in hard IRQ context
+ *                                a slot (see ring.c), in any context,
+ *                                and by everything else too: one
+ *                                discipline; never in hard IRQ context
  *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
  *
  * Three leaves, under which no other lock is taken:

@@ -8,7 +8,8 @@
  *   ibpost_base.h  the locking rules, ibpost_wq, enum ibpost_rule, the
  *                  test hooks and fault injection
  *   ring.h         struct ibpost_queue and its ring of slots, the
- *                  stats, the completion side (comp.c)
+ *                  stats, slot bookkeeping and completions (ring.c);
+ *                  polling and waiting for completions (comp.c)
  *   dev.h          struct ibpost_dev (dev.c)
  *   mr.h           struct ibpost_mr, MR lookup and use counting (mr.c)
  *   sink.h         iWARP READ sinks (sink.c)

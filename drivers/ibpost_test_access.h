@@ -24,7 +24,7 @@ enum ibpost_hook {
 	IBPOST_HOOK_DEREG_BUSY,		/* dereg found users, MR lock held */
 	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
 	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
-	IBPOST_HOOK_STATE_FROM,		/* a move from a state, sq.lock held */
+	IBPOST_HOOK_STATE_FROM,		/* a state move, sq.lock held */
 	IBPOST_HOOK_GID,		/* non-zero: this GID entry is unusable */
 	IBPOST_HOOK_QP_STAGE,		/* non-zero: refuse this set-up stage */
 	IBPOST_HOOK_NR,
@@ -125,5 +125,20 @@ bool ibpost_test_qp_cm_res(struct ibpost_qp *qp, u32 *res_id);
 bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp);
 void ibpost_test_qp_lock(struct ibpost_qp *qp);
 void ibpost_test_qp_unlock(struct ibpost_qp *qp);
+
+struct ibpost_queue;
+struct ibpost_ring_qp;
+struct ibpost_slot;
+struct ibpost_mr;
+struct ib_cq;
+struct ib_wc;
+void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
+			   struct ibpost_ring_qp *rqp, bool send,
+			   void (*done_fn)(struct ibpost_qp *qp, void *context,
+					   const struct ib_wc *wc),
+			   struct ib_cq *cq, struct ibpost_slot *slots,
+			   struct ibpost_mr **mrs, u32 size, u32 pos);
+void ibpost_test_ring_flush(struct ibpost_queue *q);
+bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp);
 
 #endif /* _IBPOST_TEST_ACCESS_H */

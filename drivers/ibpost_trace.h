@@ -271,7 +271,7 @@ DECLARE_EVENT_CLASS(ibpost_qp_class,
 	TP_fast_assign(
 		strscpy(__entry->dev, qp->dev->name, IB_DEVICE_NAME_MAX);
 		strscpy(__entry->caller, qp->caller, IBPOST_TRACE_NAME_MAX);
-		__entry->qpn = qp->qpn;
+		__entry->qpn = qp->rqp.qpn;
 		__entry->scq = qp->sq.cq_id;
 		__entry->rcq = qp->rq.cq_id;
 		__entry->type = qp->attr.qp_type;
@@ -303,7 +303,7 @@ TRACE_EVENT(ibpost_qp_state,
 		__field(u32, new)
 	),
 	TP_fast_assign(
-		__entry->qpn = qp->qpn;
+		__entry->qpn = qp->rqp.qpn;
 		__entry->old = old;
 		__entry->new = new;
 	),
@@ -321,7 +321,7 @@ TRACE_EVENT(ibpost_drain_start,
 		__field(u32, rq_used)
 	),
 	TP_fast_assign(
-		__entry->qpn = qp->qpn;
+		__entry->qpn = qp->rqp.qpn;
 		__entry->sq_used = READ_ONCE(qp->sq.head) -
 				   READ_ONCE(qp->sq.tail);
 		__entry->rq_used = READ_ONCE(qp->rq.head) -
@@ -340,7 +340,7 @@ TRACE_EVENT(ibpost_drain_end,
 		__field(int, rq)
 	),
 	TP_fast_assign(
-		__entry->qpn = qp->qpn;
+		__entry->qpn = qp->rqp.qpn;
 		__entry->sq = sq;
 		__entry->rq = rq;
 	),
@@ -414,7 +414,7 @@ DECLARE_EVENT_CLASS(ibpost_post_class,
 		__entry->cq_id = q->cq_id;
 		__entry->cid = first;
 		__entry->posted = posted;
-		__entry->qpn = q->qp->qpn;
+		__entry->qpn = q->rqp->qpn;
 		__entry->chain = chain;
 		__entry->ret = ret;
 	),
@@ -446,7 +446,7 @@ DECLARE_EVENT_CLASS(ibpost_post_err_class,
 		__field(u32, opcode)
 	),
 	TP_fast_assign(
-		__entry->qpn = q->qp->qpn;
+		__entry->qpn = q->rqp->qpn;
 		__entry->index = index;
 		__entry->err = err;
 		__entry->rule = rule;
@@ -483,7 +483,7 @@ DECLARE_EVENT_CLASS(ibpost_queue_class,
 		__field(u32, interval)
 	),
 	TP_fast_assign(
-		__entry->qpn = q->qp->qpn;
+		__entry->qpn = q->rqp->qpn;
 		__entry->is_send = q->is_send;
 		__entry->used = used;
 		__entry->depth = q->depth;
@@ -524,7 +524,7 @@ DECLARE_EVENT_CLASS(ibpost_comp_class,
 		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = slot->pos;
-		__entry->qpn = q->qp->qpn;
+		__entry->qpn = q->rqp->qpn;
 		__entry->context = slot->context;
 		__entry->status = wc->status;
 		__entry->opcode = wc->opcode;
@@ -568,7 +568,7 @@ DECLARE_EVENT_CLASS(ibpost_flush_class,
 		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = slot->pos;
-		__entry->qpn = q->qp->qpn;
+		__entry->qpn = q->rqp->qpn;
 		__entry->context = slot->context;
 		__entry->synthetic = slot->synthetic;
 		__entry->shown = shown;
@@ -605,7 +605,7 @@ DECLARE_EVENT_CLASS(ibpost_reclaim_class,
 		__entry->dev_id = q->dev_id;
 		__entry->cq_id = q->cq_id;
 		__entry->cid = slot->pos;
-		__entry->qpn = q->qp->qpn;
+		__entry->qpn = q->rqp->qpn;
 		__entry->context = slot->context;
 		__entry->by = by;
 	),

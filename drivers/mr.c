@@ -237,7 +237,7 @@ static void ibpost_qp_to_err(struct ibpost_qp *qp)
 
 	if (!nested && !mutex_trylock(&qp->mutex))
 		return;
-	if (qp->ibqp && !ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE))
+	if (qp->rqp.ibqp && !ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE))
 		ibpost_set_state(qp, IB_QPS_ERR);
 	if (!nested)
 		mutex_unlock(&qp->mutex);
@@ -271,8 +271,21 @@ static bool ibpost_mr_cannot_wait(struct ibpost_qp *qp)
 	if (!ibpost_in_send_cq_work(qp))
 		return false;
 	pr_warn_ratelimited("qp %u: a memory (de)registration through a QP cannot wait in that QP's own send completion work; defer it\n",
-			    qp->qpn);
+			    qp->rqp.qpn);
 	return true;
+}
+
+static void ibpost_mr_release_work(struct work_struct *work)
+{
+	ibpost_mr_destroy(container_of(work, struct ibpost_mr, release_work));
+}
+
+/* From a completion: release @mr, whose waiter gave up, in a worker. */
+static void ibpost_mr_release_orphan(void *orphan)
+{
+	struct ibpost_mr *mr = orphan;
+
+	queue_work(ibpost_wq, &mr->release_work);
 }
 
 /*
@@ -289,6 +302,7 @@ static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr,
 {
 	struct ibpost_sync *sync;
 	int ret;
+	unsigned long flags;
 
 	*orphaned = false;
 	if (ibpost_mr_cannot_wait(qp))
@@ -309,36 +323,26 @@ static int ibpost_post_sync(struct ibpost_qp *qp, struct ib_send_wr *wr,
 		goto out_put;
 	}
 	pr_warn_ratelimited("qp %u: a memory registration WR did not complete in %u ms; moving the QP to ERR\n",
-			    qp->qpn, READ_ONCE(sync_timeout_ms));
+			    qp->rqp.qpn, READ_ONCE(sync_timeout_ms));
 	ibpost_qp_to_err(qp);
 	ret = -ETIMEDOUT;
 	if (ibpost_sync_wait_for(qp, sync,
 				 msecs_to_jiffies(ibpost_drain_timeout_ms())))
 		goto out_put;
 	/* Still queued: whoever completes the WR releases the MR. */
-	spin_lock_bh(&qp->sq.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (!completion_done(&sync->done)) {
 		sync->orphan = mr;
+		sync->orphan_release = ibpost_mr_release_orphan;
 		*orphaned = true;
 	}
-	spin_unlock_bh(&qp->sq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (*orphaned)
 		pr_warn_ratelimited("qp %u: the WR is still not flushed; its MR is released when it is\n",
-				    qp->qpn);
+				    qp->rqp.qpn);
 out_put:
 	ibpost_sync_put(sync);
 	return ret;
-}
-
-static void ibpost_mr_release_work(struct work_struct *work)
-{
-	ibpost_mr_destroy(container_of(work, struct ibpost_mr, release_work));
-}
-
-/* From a completion: release @mr, whose waiter gave up, in a worker. */
-void ibpost_mr_release_orphan(struct ibpost_mr *mr)
-{
-	queue_work(ibpost_wq, &mr->release_work);
 }
 
 /**
@@ -422,11 +426,11 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 	mr->qp = qp;
 	mutex_unlock(&dev->qp_lock);
 	ibpost_mr_unrevoke(mr);
-	trace_ibpost_mr_reg(mr, qp->qpn, reg.key, 0);
+	trace_ibpost_mr_reg(mr, qp->rqp.qpn, reg.key, 0);
 	return mr;
 
 out_destroy:
-	trace_ibpost_mr_reg(mr, qp->qpn, reg.key, ret);
+	trace_ibpost_mr_reg(mr, qp->rqp.qpn, reg.key, ret);
 	ibpost_mr_destroy(mr);
 	return ERR_PTR(ret);
 }
@@ -604,10 +608,12 @@ struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q)
 static void ibpost_mr_forget_hit(struct ibpost_queue *q,
 				 struct ibpost_mr *mr)
 {
-	spin_lock_bh(&q->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
 	if (q->mr_hit == mr && !WARN_ON_ONCE(q->hit_users))
 		q->mr_hit = NULL;
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /* @mr is revoked: no queue may keep it as its hit. */
@@ -627,7 +633,7 @@ static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 /* Whether an MR's rkey is invalidated through @qp: it is connected. */
 static bool ibpost_mr_qp_up(struct ibpost_qp *qp)
 {
-	return !READ_ONCE(qp->dead) && READ_ONCE(qp->state) == IB_QPS_RTS;
+	return !READ_ONCE(qp->dead) && READ_ONCE(qp->rqp.state) == IB_QPS_RTS;
 }
 
 /*
@@ -651,7 +657,7 @@ static int ibpost_mr_invalidate(struct ibpost_mr *mr, struct ibpost_qp *qp,
 	ret = ibpost_post_sync(qp, &inv, mr, &orphaned);
 	/* Orphaned, @mr is its WR's: the LOCAL_INV's events tell the rest. */
 	if (!orphaned)
-		trace_ibpost_mr_invalidate(mr, qp->qpn, rkey, ret);
+		trace_ibpost_mr_invalidate(mr, qp->rqp.qpn, rkey, ret);
 	if (ret == -EWOULDBLOCK)
 		return ret;
 	if (ret)
@@ -706,7 +712,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	 */
 	if (via && ibpost_mr_qp_up(via) && !atomic_read(&mr->users) &&
 	    ibpost_mr_cannot_wait(via)) {
-		qpn = via->qpn;
+		qpn = via->rqp.qpn;
 		rkey = mr->ibmr->rkey;
 		mutex_unlock(&dev->qp_lock);
 		trace_ibpost_mr_dereg(mr, qpn, rkey, -EWOULDBLOCK);
@@ -741,7 +747,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 
 	ibpost_hook(IBPOST_HOOK_DEREG_REVOKED, mr);
 	if (qp) {
-		qpn = qp->qpn;
+		qpn = qp->rqp.qpn;
 		ret = ibpost_mr_invalidate(mr, qp, rkey);
 		ibpost_qp_put(qp);
 		if (ret == -EWOULDBLOCK) {

@@ -139,7 +139,6 @@ void __ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
 			  unsigned int nmr, unsigned int nhit);
 struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
-void ibpost_mr_release_orphan(struct ibpost_mr *mr);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
 
 /*

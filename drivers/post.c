@@ -24,7 +24,7 @@
  * ibpost's own, or an iWARP READ), when signal_interval WRs went
  * unsignaled, and when slots run low: it takes the last free slot with
  * more than half the ring unsignaled behind the last signal. Unsignaled
- * WRs are reclaimed when a later signaled one completes (comp.c). The
+ * WRs are reclaimed when a later signaled one completes (ring.c). The
  * interval never exceeds the depth (qp.c), so the unsignaled WRs behind
  * the last signaled one never fill the ring: a full ring always holds a
  * signaled WR, whose completion (once taken, for a consumer that fetches
@@ -275,10 +275,10 @@ static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
  */
 static enum ibpost_rule ibpost_ord_check(struct ibpost_qp *qp)
 {
-	if (READ_ONCE(qp->ord) || qp->state == IB_QPS_ERR)
+	if (READ_ONCE(qp->ord) || qp->rqp.state == IB_QPS_ERR)
 		return IBPOST_RULE_NONE;
 	pr_warn_ratelimited("post_send: a READ or atomic on qp %u, whose initiator depth (max_rd_atomic, the connection's ORD) is 0\n",
-			    qp->qpn);
+			    qp->rqp.qpn);
 	return IBPOST_RULE_NO_ORD;
 }
 
@@ -561,12 +561,12 @@ static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
 	int ret;
 
 	if (q->is_send)
-		ret = ib_post_send(p->qp->ibqp,
+		ret = ib_post_send(p->qp->rqp.ibqp,
 				   ibpost_sink_head(q, ibpost_post_slot(p, 0),
 						    &q->stage.send[0].send),
 				   &sbad);
 	else
-		ret = ib_post_recv(p->qp->ibqp, q->stage.recv, &rbad);
+		ret = ib_post_recv(p->qp->rqp.ibqp, q->stage.recv, &rbad);
 	if (likely(!ret)) {
 		*done = m;
 	} else {
@@ -694,7 +694,7 @@ static noinline void ibpost_submit_error(struct ibpost_post *p, u32 m,
 
 	/* iWARP: the provider's state lock was busy (above)? */
 	for (i = 0; i < IBPOST_IWARP_BUSY_TRIES && pret == -ENOTCONN &&
-	     !done && ibpost_dev_iwarp(qp->dev) && qp->state == IB_QPS_RTS;
+	     !done && ibpost_dev_iwarp(qp->dev) && qp->rqp.state == IB_QPS_RTS;
 	     i++) {
 		udelay(5);
 		pret = ibpost_submit_hooked(p, m, &done);
@@ -710,7 +710,7 @@ static noinline void ibpost_submit_error(struct ibpost_post *p, u32 m,
 	 * the rest of the chain is flushed by ibpost, as in ERR.
 	 */
 	if (pret == -ENOTCONN && ibpost_dev_iwarp(qp->dev) &&
-	    (qp->state == IB_QPS_RTS || qp->state == IB_QPS_ERR)) {
+	    (qp->rqp.state == IB_QPS_RTS || qp->rqp.state == IB_QPS_ERR)) {
 		ibpost_submit_synthetic(qp, q, p->start + p->off + done,
 					m - done);
 		p->synthetic = true;
@@ -1028,7 +1028,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 		/* In ERR nothing reaches the provider: no sink to register. */
 		sink = ibpost_sink_wanted(q, cur) && !p.ret && !sync &&
-		       qp->state != IB_QPS_ERR;
+		       qp->rqp.state != IB_QPS_ERR;
 		if (sink) {
 			p.ret = ibpost_sink_prepare(q, cur);
 			if (p.ret)

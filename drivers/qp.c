@@ -60,30 +60,33 @@ static u32 ibpost_pick_port(struct ib_device *ibdev)
  */
 static void ibpost_rq_barrier(struct ibpost_qp *qp)
 {
-	spin_lock_bh(&qp->rq.lock);
-	spin_unlock_bh(&qp->rq.lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }
 
 /*
  * Record a state the QP was moved to, under both queue locks in turn;
  * with @any false only if ibpost's view is still @from. That test and the
  * write are one cmpxchg(): a failed WR's completion writes ERR under its
- * own queue's lock (comp.c), which may be the receive queue's, and must
+ * own queue's lock (ring.c), which may be the receive queue's, and must
  * not be lost to a move from @from decided before it.
  */
 static void ibpost_state_move(struct ibpost_qp *qp, bool any,
 			      enum ib_qp_state from, enum ib_qp_state to)
 {
 	enum ib_qp_state old;
+	unsigned long flags;
 
-	spin_lock_bh(&qp->sq.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (!any)
 		ibpost_hook(IBPOST_HOOK_STATE_FROM, qp);
 	if (any)
-		old = xchg(&qp->state, to);
+		old = xchg(&qp->rqp.state, to);
 	else
-		old = cmpxchg(&qp->state, from, to);
-	spin_unlock_bh(&qp->sq.lock);
+		old = cmpxchg(&qp->rqp.state, from, to);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (!any && old != from)
 		return;
 	ibpost_rq_barrier(qp);
@@ -112,22 +115,22 @@ static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
 	qa.pkey_index = 0;
 	qa.port_num = qp->port;
 	qa.qkey = qp->attr.qkey;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_QKEY);
 	if (ret)
 		return ret;
 	qp->left_reset = true;
-	qp->state = IB_QPS_INIT;
+	qp->rqp.state = IB_QPS_INIT;
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE);
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE);
 	if (ret)
 		return ret;
 	qa.qp_state = IB_QPS_RTS;
 	qa.sq_psn = 0;
-	ret = ib_modify_qp(qp->ibqp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
 	if (!ret)
-		qp->state = IB_QPS_RTS;
+		qp->rqp.state = IB_QPS_RTS;
 	return ret;
 }
 
@@ -158,7 +161,7 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	struct ib_qp_attr qa;
 	int ret;
 
-	ret = ib_query_qp(qp->ibqp, &qa, IB_QP_CAP, &init);
+	ret = ib_query_qp(qp->rqp.ibqp, &qa, IB_QP_CAP, &init);
 	if (ret)
 		return ret;
 	/*
@@ -369,9 +372,11 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 			max(READ_ONCE(default_signal_interval), 1U);
 	INIT_LIST_HEAD(&qp->node);
 	INIT_WORK(&qp->flush_work, ibpost_flush_work);
-	qp->state = IB_QPS_RESET;
-	ibpost_queue_init(&qp->sq, qp, true);
-	ibpost_queue_init(&qp->rq, qp, false);
+	qp->rqp.state = IB_QPS_RESET;
+	qp->rqp.ud = attr->qp_type == IB_QPT_UD;
+	qp->rqp.poll_ctx = attr->poll_ctx;
+	ibpost_queue_init(&qp->sq, qp, &qp->rqp, true, attr->send_done);
+	ibpost_queue_init(&qp->rq, qp, &qp->rqp, false, attr->recv_done);
 	return qp;
 }
 
@@ -440,14 +445,14 @@ static int ibpost_qp_create_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 		if (ret)
 			return ret;
 	} else {
-		qp->ibqp = ib_create_qp_kernel(qp->dev->pd, &init, qp->caller);
-		if (IS_ERR(qp->ibqp)) {
-			ret = PTR_ERR(qp->ibqp);
-			qp->ibqp = NULL;
+		qp->rqp.ibqp = ib_create_qp_kernel(qp->dev->pd, &init, qp->caller);
+		if (IS_ERR(qp->rqp.ibqp)) {
+			ret = PTR_ERR(qp->rqp.ibqp);
+			qp->rqp.ibqp = NULL;
 			return ret;
 		}
 	}
-	qp->qpn = qp->ibqp->qp_num;
+	qp->rqp.qpn = qp->rqp.ibqp->qp_num;
 	return 0;
 }
 
@@ -457,7 +462,7 @@ static void ibpost_qp_destroy_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 	if (id)
 		rdma_destroy_qp(id);
 	else
-		ib_destroy_qp(qp->ibqp);
+		ib_destroy_qp(qp->rqp.ibqp);
 }
 
 /*
@@ -587,6 +592,7 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 		goto out_unlock;
 	}
 	qp->dev = dev;
+	qp->rqp.iwarp = ibpost_dev_iwarp(dev);
 	qp->port = id ? id->port_num : ibpost_pick_port(dev->ibdev);
 	ret = ibpost_qp_create_cqs(qp);
 	if (ret)
@@ -653,7 +659,7 @@ EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST_NS);
  */
 int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 {
-	return qp->ibqp ? ibpost_loopback_av(qp, ah) : -ENODEV;
+	return qp->rqp.ibqp ? ibpost_loopback_av(qp, ah) : -ENODEV;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_loopback_av, IBPOST_NS);
 
@@ -727,20 +733,20 @@ static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
 	mask = ibpost_rc_init_attr(&qa, qp->port, IB_ACCESS_REMOTE_READ |
 				   IB_ACCESS_REMOTE_WRITE |
 				   IB_ACCESS_REMOTE_ATOMIC);
-	ret = ib_modify_qp(qp->ibqp, &qa, mask);
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	qp->left_reset = true;
 	ibpost_set_state(qp, IB_QPS_INIT);
 
 	mask = ibpost_rc_rtr_attr(&qa, ibdev, pattr.active_mtu, remote_qpn, av);
-	ret = ib_modify_qp(qp->ibqp, &qa, mask);
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	ibpost_set_state(qp, IB_QPS_RTR);
 
 	mask = ibpost_rc_rts_attr(&qa, ibdev);
-	ret = ib_modify_qp(qp->ibqp, &qa, mask);
+	ret = ib_modify_qp(qp->rqp.ibqp, &qa, mask);
 	if (ret)
 		return ret;
 	WRITE_ONCE(qp->ord, qa.max_rd_atomic);
@@ -782,7 +788,7 @@ int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 	second = a < b ? b : a;
 	mutex_lock(&first->mutex);
 	mutex_lock_nested(&second->mutex, SINGLE_DEPTH_NESTING);
-	if (!a->ibqp || !b->ibqp) {
+	if (!a->rqp.ibqp || !b->rqp.ibqp) {
 		ret = -ENODEV;
 		goto out_unlock;
 	}
@@ -796,10 +802,10 @@ int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 	ret = ibpost_loopback_av(b, &av_b);
 	if (ret)
 		goto out_unlock;
-	ret = ibpost_qp_rc_to_rts(a, b->ibqp->qp_num, &av_b);
+	ret = ibpost_qp_rc_to_rts(a, b->rqp.ibqp->qp_num, &av_b);
 	if (ret)
 		goto out_unlock;
-	ret = ibpost_qp_rc_to_rts(b, a->ibqp->qp_num, &av_a);
+	ret = ibpost_qp_rc_to_rts(b, a->rqp.ibqp->qp_num, &av_a);
 out_unlock:
 	mutex_unlock(&second->mutex);
 	mutex_unlock(&first->mutex);
@@ -842,6 +848,19 @@ static void ibpost_qp_return_synthetic(struct ibpost_qp *qp)
 }
 
 /*
+ * Return as flushed every WR of both rings the provider did not (see
+ * ibpost_queue_flush()). Callbacks may run: never under dev->qp_lock,
+ * which a callback's ibpost_dereg_mr() takes.
+ */
+static void ibpost_qp_flush_rings(struct ibpost_qp *qp, bool drained,
+				  bool drop_done)
+{
+	lockdep_assert_not_held(&qp->dev->qp_lock);
+	ibpost_queue_flush(&qp->sq, drained, drop_done);
+	ibpost_queue_flush(&qp->rq, drained, drop_done);
+}
+
+/*
  * Tear the provider's side of a QP down, once: move it to ERR, drain,
  * destroy the QP and its CQs, and return every context the provider did
  * not. @removal: the device is going away; completions nobody fetched
@@ -853,16 +872,17 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 {
 	struct ibpost_dev *dev = qp->dev;
 	bool drained = true;
+	unsigned long flags;
 
 	mutex_lock(&qp->mutex);
-	if (!qp->ibqp)
+	if (!qp->rqp.ibqp)
 		goto out_unlock;
 	WRITE_ONCE(qp->poller, current);
 	trace_ibpost_qp_destroy(qp);
 	/* No post reaches the provider after this. */
-	spin_lock_bh(&qp->sq.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->dead = true;
-	spin_unlock_bh(&qp->sq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	ibpost_rq_barrier(qp);
 	/* WRs posted in ERR before that: returned flushed. */
 	ibpost_qp_return_synthetic(qp);
@@ -877,14 +897,14 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 	 * QP never connected, or moved back to RESET (which returned every
 	 * WR, and takes none), has nothing to drain; nor may it go to ERR.
 	 */
-	if (qp->left_reset && READ_ONCE(qp->state) != IB_QPS_RESET)
+	if (qp->left_reset && READ_ONCE(qp->rqp.state) != IB_QPS_RESET)
 		drained = ibpost_drain(qp);
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	WRITE_ONCE(qp->rqp.state, IB_QPS_ERR);
 	if (qp->cm_id)
 		ibpost_cm_destroy_qp(qp);
 	else
-		ib_destroy_qp(qp->ibqp);
-	WRITE_ONCE(qp->ibqp, NULL);
+		ib_destroy_qp(qp->rqp.ibqp);
+	WRITE_ONCE(qp->rqp.ibqp, NULL);
 	ibpost_drain_cleanup(qp);
 	ibpost_free_cqs(qp->rq.cq, qp->sq.cq);
 	qp->rq.cq = NULL;
@@ -894,8 +914,7 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 	 * Anything the provider did not return comes back flushed; what
 	 * nobody fetched stays after a removal, and for a release callback.
 	 */
-	ibpost_queue_flush(&qp->sq, drained, !removal && !qp->attr.release);
-	ibpost_queue_flush(&qp->rq, drained, !removal && !qp->attr.release);
+	ibpost_qp_flush_rings(qp, drained, !removal && !qp->attr.release);
 	WRITE_ONCE(qp->poller, NULL);
 out_unlock:
 	mutex_unlock(&qp->mutex);
@@ -935,8 +954,7 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 		WRITE_ONCE(qp->releasing, NULL);
 	}
 	/* Without a release callback: forget what nobody fetched. */
-	ibpost_queue_flush(&qp->sq, false, true);
-	ibpost_queue_flush(&qp->rq, false, true);
+	ibpost_qp_flush_rings(qp, false, true);
 	mutex_lock(&dev->qp_lock);
 	if (!list_empty(&qp->node)) {
 		list_del_init(&qp->node);
@@ -960,11 +978,12 @@ EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 static bool ibpost_reclaim_block(struct ibpost_qp *qp)
 {
 	bool mine;
+	unsigned long flags;
 
-	spin_lock_bh(&qp->sq.lock);
-	mine = !qp->reclaim_blocked;
-	qp->reclaim_blocked = true;
-	spin_unlock_bh(&qp->sq.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	mine = !qp->sq.reclaim_blocked;
+	qp->sq.reclaim_blocked = true;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return mine;
 }
 
@@ -978,14 +997,16 @@ static bool ibpost_reclaim_block(struct ibpost_qp *qp)
 static void ibpost_reclaim_unblock(struct ibpost_qp *qp, bool mine,
 				   bool reset)
 {
-	spin_lock_bh(&qp->sq.lock);
-	if (reset && qp->reclaim_posted) {
-		qp->reclaim_posted = false;
-		qp->reclaim_gen ^= 1;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (reset && qp->sq.reclaim_posted) {
+		qp->sq.reclaim_posted = false;
+		qp->sq.reclaim_gen ^= 1;
 	}
 	if (mine)
-		qp->reclaim_blocked = false;
-	spin_unlock_bh(&qp->sq.lock);
+		qp->sq.reclaim_blocked = false;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
 /*
@@ -1014,8 +1035,7 @@ int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 		ret = -ETIMEDOUT;
 		goto out;
 	}
-	ibpost_queue_flush(&qp->sq, true, false);
-	ibpost_queue_flush(&qp->rq, true, false);
+	ibpost_qp_flush_rings(qp, true, false);
 	/* WRs posted in ERR while draining: flushed before RESET too. */
 	ibpost_qp_return_synthetic(qp);
 out:
@@ -1061,7 +1081,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		return -EWOULDBLOCK;
 	if (!nested)
 		mutex_lock(&qp->mutex);
-	if (!qp->ibqp) {
+	if (!qp->rqp.ibqp) {
 		ret = -ENODEV;
 		goto out_unlock;
 	}
@@ -1069,13 +1089,13 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	 * The provider discards what it holds on the way to RESET, without
 	 * completions: return every outstanding context first, flushed.
 	 */
-	if (to_reset && qp->state != IB_QPS_RESET && qp->left_reset) {
+	if (to_reset && qp->rqp.state != IB_QPS_RESET && qp->left_reset) {
 		blocked = ibpost_reclaim_block(qp);
 		ret = ibpost_qp_flush_outstanding(qp);
 		if (ret)
 			goto out_unblock;
 	}
-	ret = ib_modify_qp(qp->ibqp, attr, attr_mask);
+	ret = ib_modify_qp(qp->rqp.ibqp, attr, attr_mask);
 	if (ret)
 		goto out_unblock;
 	/* RESET clears it; IBA's default is none. */
@@ -1113,7 +1133,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_qp_modify, IBPOST_NS);
  */
 struct ib_qp *ibpost_qp_ibqp(struct ibpost_qp *qp)
 {
-	return READ_ONCE(qp->ibqp);
+	return READ_ONCE(qp->rqp.ibqp);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_ibqp, IBPOST_NS);
 

@@ -54,12 +54,12 @@ struct ibpost_send_fast {
  * @removal_seen: device removal has torn this QP down (or found it torn
  *                down); under dev->qp_lock
  * @dev: the device (holds a reference)
- * @ibqp: the provider's QP; NULL once torn down
+ * @rqp: what the rings know of the QP: its provider QP (NULL once torn
+ *       down), number and state (see struct ibpost_ring_qp)
  * @attr: the attributes, with the capacities the provider granted
  * @node: entry in dev->qps
  * @sq: the send queue
  * @rq: the receive queue
- * @state: the QP state as ibpost last set or saw it
  * @flush_work: completes synthetic (ERR-state) WRs
  * @dead: the device is gone: posts fail with -ENODEV
  * @left_reset: the QP was moved out of RESET at least once
@@ -75,19 +75,6 @@ struct ibpost_send_fast {
  * @drain_ah: UD only: an address handle for the send queue's drain marker
  * @sq_marker: the drain marker of the send queue
  * @rq_marker: the drain marker of the receive queue
- * @reclaim_cqe: the completion entries of the reclaim marker (drain.c), a
- *               send marker posted in ERR behind send WRs that succeeded
- *               unsignaled, so that their slots come back; the one of
- *               @reclaim_gen is current
- * @reclaim_gen: under sq.lock: flipped when a RESET finds a reclaim
- *               marker with the provider, whose completion, should it
- *               still come, is then ignored
- * @reclaim_end: under sq.lock: the send ring's head when it was posted
- * @reclaim_posted: under sq.lock: it is with the provider
- * @reclaim_blocked: under sq.lock: a move to RESET is draining the QP;
- *                   no reclaim marker is posted until it is done
- * @qpn: the provider QP's number, kept for log lines and trace events
- *       after @ibqp is gone
  * @caller: the module credited in restrack for the QP and its CQs
  * @cm_id: ibpost_qp_create_cm() only: the rdma_cm_id, NULL once detached
  *         (cleared under ibpost_cm_lock); never trusted at teardown,
@@ -106,12 +93,11 @@ struct ibpost_qp {
 	struct task_struct *releasing;
 	bool removal_seen;
 	struct ibpost_dev *dev;
-	struct ib_qp *ibqp;
+	struct ibpost_ring_qp rqp;
 	struct ibpost_qp_attr attr;
 	struct list_head node;
 	struct ibpost_queue sq;
 	struct ibpost_queue rq;
-	enum ib_qp_state state;
 	struct work_struct flush_work;
 	bool dead;
 	bool left_reset;
@@ -122,12 +108,6 @@ struct ibpost_qp {
 	struct ib_ah *drain_ah;
 	struct ibpost_marker sq_marker;
 	struct ibpost_marker rq_marker;
-	struct ib_cqe reclaim_cqe[2];
-	u8 reclaim_gen;
-	u32 reclaim_end;
-	bool reclaim_posted;
-	bool reclaim_blocked;
-	u32 qpn;
 	const char *caller;
 	struct rdma_cm_id *cm_id;
 	u32 cm_res_id;
@@ -145,7 +125,7 @@ struct ibpost_qp {
  */
 static inline bool ibpost_queue_direct_cb(const struct ibpost_queue *q)
 {
-	return q->done_fn && q->qp->attr.poll_ctx == IB_POLL_DIRECT;
+	return q->done_fn && q->rqp->poll_ctx == IB_POLL_DIRECT;
 }
 
 /* qp.c */
@@ -181,7 +161,7 @@ unsigned int ibpost_drain_timeout_ms(void);
 static inline bool ibpost_queue_flushing(const struct ibpost_qp *qp,
 					 const struct ibpost_queue *q)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
+	enum ib_qp_state state = READ_ONCE(qp->rqp.state);
 
 	return state == IB_QPS_ERR || (state == IB_QPS_SQE && q->is_send);
 }
@@ -195,7 +175,7 @@ static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
 	if (unlikely(qp->dead || test_bit(IBPOST_DEV_REMOVING,
 					  &qp->dev->flags)))
 		return -ENODEV;
-	switch (READ_ONCE(qp->state)) {
+	switch (READ_ONCE(qp->rqp.state)) {
 	case IB_QPS_RTS:
 	case IB_QPS_SQE:	/* IBA: sends are flushed, receives work */
 	case IB_QPS_ERR:

@@ -51,15 +51,18 @@ void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
  * @done: completed with the WR's completion
  * @status: the completion status
  * @ref: held by the waiter and by the posted slot
- * @orphan: the MR the WR concerns, when its waiter gave up (the WR did not
- *          come back even after the QP was moved to ERR): released once
- *          the WR completes; under the send queue's lock
+ * @orphan: what the WR concerns (an MR), when its waiter gave up (the WR
+ *          did not come back even after the QP was moved to ERR):
+ *          @orphan_release(@orphan) runs once the WR completes, with no
+ *          lock held; under the send queue's lock
+ * @orphan_release: see @orphan
  */
 struct ibpost_sync {
 	struct completion done;
 	enum ib_wc_status status;
 	refcount_t ref;
-	struct ibpost_mr *orphan;
+	void *orphan;
+	void (*orphan_release)(void *orphan);
 };
 
 /* slot->state */
@@ -148,10 +151,55 @@ union ibpost_send_copy {
 	struct ib_reg_wr reg;
 };
 
+struct ibpost_queue;
+
+/**
+ * struct ibpost_ring_ops - what a ring tells the client that marks its
+ *                          slots (slot->sink: iWARP READ sinks, sink.c),
+ *                          under the queue's lock
+ * @slot_failed: a marked slot's WR ended without success; the client may
+ *               take over the use of its MR (clearing the slot's counts)
+ * @send_succeeded: while the queue's @held_wait is set: the send WR at
+ *                  ring position @pos succeeded
+ *
+ * Both are called whenever the queue's ops are set: a client sets both.
+ */
+struct ibpost_ring_ops {
+	void (*slot_failed)(struct ibpost_queue *q, struct ibpost_slot *slot);
+	void (*send_succeeded)(struct ibpost_queue *q, u32 pos);
+};
+
+/**
+ * struct ibpost_ring_qp - what the rings know of the QP they serve
+ * @ibqp: the provider's QP, which the rings' WRs are posted to (post.c,
+ *        drain.c); NULL once torn down
+ * @qpn: its number, kept for log lines and trace events after @ibqp is
+ *       gone
+ * @state: the QP state as ibpost last set or saw it: a change a post
+ *         must see is written under the send queue's lock (a failed
+ *         completion's under its own queue's, with cmpxchg() where it
+ *         must not undo an ERR); teardown and set-up write it outside
+ * @ud: a UD QP: a send error moves it to SQE, not ERR
+ * @iwarp: its device is iWARP
+ * @poll_ctx: how its CQs are polled
+ *
+ * Embedded in the QP (struct ibpost_qp); its queues point to it. The ring
+ * reads the QP through this only: the rest of the QP is its clients'.
+ */
+struct ibpost_ring_qp {
+	struct ib_qp *ibqp;
+	u32 qpn;
+	enum ib_qp_state state;
+	bool ud;
+	bool iwarp;
+	enum ib_poll_context poll_ctx;
+};
+
 /**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  * @lock: serializes posting and completion bookkeeping
- * @qp: the owning QP
+ * @qp: the owning QP, handed to @done_fn; the ring reads it through @rqp
+ * @rqp: what the ring knows of it
  * @cq: the completion queue of this work queue; NULL once freed
  * @cq_id: @cq's restrack id, kept for the trace events after it is freed
  * @dev_id: the ib_device's index, which with @cq_id names the CQ
@@ -193,6 +241,7 @@ union ibpost_send_copy {
  * @hit_users: SGEs of posted WRs in @mr_hit; while not 0, the queue holds
  *             one user of @mr_hit for them all, and @mr_hit stays
  * @is_send: this is the send queue
+ * @ops: set by the client that marks slots (sink.c), or NULL
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
  * @sink_max_len: the longest READ one sink maps
  * @sink_work: revokes the keys of dirty sinks (see sink.c)
@@ -202,12 +251,24 @@ union ibpost_send_copy {
  *             succeed (under @lock)
  * @held_pos: the latest held sink's READ position
  * @held_done: a send WR at @held_done or later succeeded (under @lock)
+ * @reclaim_cqe: send queue: the completion entries of the reclaim marker
+ *               (drain.c), a send marker posted in ERR behind send WRs
+ *               that succeeded unsignaled, so that their slots come back;
+ *               the one of @reclaim_gen is current
+ * @reclaim_gen: under @lock: flipped when a RESET finds a reclaim marker
+ *               with the provider, whose completion, should it still
+ *               come, is then ignored
+ * @reclaim_end: under @lock: the ring's head when it was posted
+ * @reclaim_posted: under @lock: it is with the provider
+ * @reclaim_blocked: under @lock: a move to RESET is draining the QP; no
+ *                   reclaim marker is posted until it is done
  * @test_posts: test builds: the post calls that ran the post loop's
  *              one-WR copy ([0]) and its chain copy ([1]), under @lock
  */
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
 	struct ibpost_qp *qp;
+	struct ibpost_ring_qp *rqp;
 	struct ib_cq *cq;
 	u32 cq_id;
 	u32 dev_id;
@@ -240,6 +301,7 @@ struct ibpost_queue {
 	struct ibpost_mr *mr_hit;
 	u32 hit_users;
 	bool is_send;
+	const struct ibpost_ring_ops *ops;
 	struct ibpost_sink *sinks;
 	u32 sink_max_len;
 	struct work_struct sink_work;
@@ -247,6 +309,11 @@ struct ibpost_queue {
 	bool held_wait;
 	u32 held_pos;
 	u32 held_done;
+	struct ib_cqe reclaim_cqe[2];
+	u8 reclaim_gen;
+	u32 reclaim_end;
+	bool reclaim_posted;
+	bool reclaim_blocked;
 #ifdef IBPOST_TEST_HOOKS
 	u32 test_posts[2];
 #endif
@@ -311,17 +378,22 @@ static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
 }
 #endif
 
-/* comp.c */
+/* ring.c */
 void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
-		       bool is_send);
+		       struct ibpost_ring_qp *rqp, bool is_send,
+		       void (*done_fn)(struct ibpost_qp *qp, void *context,
+				       const struct ib_wc *wc));
 void ibpost_queue_slots_init(struct ibpost_queue *q);
 void ibpost_sync_put(struct ibpost_sync *sync);
 u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
-void ibpost_queue_release_done(struct ibpost_queue *q);
+bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* comp.c */
+void ibpost_queue_release_done(struct ibpost_queue *q);
 int ibpost_cq_poll(struct ib_cq *cq, int budget);
 bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q);
 void ibpost_flush_work(struct work_struct *work);

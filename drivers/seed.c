@@ -430,7 +430,7 @@ int ibpost_post_ud_send(struct ibpost_qp *qp, void *context, void *addr,
 	/* On RC the datagram's address would be dropped without a word. */
 	if (qp->attr.qp_type != IB_QPT_UD) {
 		pr_warn_ratelimited("post: %s() on qp %u, which is not a UD QP\n",
-				    __func__, qp->qpn);
+				    __func__, qp->rqp.qpn);
 		return ibpost_seed_refused(qp, true, -EINVAL);
 	}
 	ret = ibpost_seed_one(&s, addr, length, mr, flags);

@@ -86,11 +86,12 @@ static void ibpost_sinks_held_reap(struct ibpost_queue *q)
 	struct ibpost_sink_held **hp = &q->sinks_held, *h;
 	bool valid;
 	u32 done;
+	unsigned long flags;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	valid = !q->held_wait;
 	done = q->held_done;
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	while ((h = *hp)) {
 		if (valid && (s32)(done - h->pos) >= 0) {
 			*hp = h->next;
@@ -103,9 +104,10 @@ static void ibpost_sinks_held_reap(struct ibpost_queue *q)
 
 /*
  * A send WR at ring position @pos succeeded: the REG_MRs of held sinks
- * posted before it have run. Completion context, q->lock held.
+ * posted before it have run. Completion context, q->lock held (the ring's
+ * send_succeeded).
  */
-void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos)
+static void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos)
 {
 	lockdep_assert_held(&q->lock);
 	if ((s32)(pos - q->held_pos) < 0)
@@ -125,16 +127,17 @@ static void ibpost_sink_work(struct work_struct *work)
 	struct ib_mr *old, *mr;
 	bool dirty, held;
 	u32 i, pos;
+	unsigned long flags;
 
 	for (i = 0; i <= q->mask; i++) {
 		struct ibpost_sink *s = &q->sinks[i];
 
-		spin_lock_bh(&q->lock);
+		spin_lock_irqsave(&q->lock, flags);
 		dirty = s->dirty;
 		held = s->held;
 		pos = s->held_pos;
 		old = s->mr;
-		spin_unlock_bh(&q->lock);
+		spin_unlock_irqrestore(&q->lock, flags);
 		if (!dirty)
 			continue;
 		h = NULL;
@@ -148,14 +151,14 @@ static void ibpost_sink_work(struct work_struct *work)
 			ib_dereg_mr(old);
 		}
 		mr = ibpost_sink_mr(q);
-		spin_lock_bh(&q->lock);
+		spin_lock_irqsave(&q->lock, flags);
 		s->mr = IS_ERR(mr) ? NULL : mr;
 		s->reg.mr = s->mr;
 		pin = s->pin;
 		s->pin = NULL;
 		s->dirty = false;
 		s->held = false;
-		spin_unlock_bh(&q->lock);
+		spin_unlock_irqrestore(&q->lock, flags);
 		if (h) {
 			h->mr = old;
 			h->pin = pin;
@@ -168,6 +171,23 @@ static void ibpost_sink_work(struct work_struct *work)
 	}
 	ibpost_sinks_held_reap(q);
 }
+
+/*
+ * The ring's slot_failed: a READ behind its sink's REG_MR did not
+ * succeed. Once the sinks are freed with the QP, their keys are gone
+ * (and the ring has no ops to call: ibpost_sinks_free()).
+ */
+static void ibpost_sink_slot_failed(struct ibpost_queue *q,
+				    struct ibpost_slot *slot)
+{
+	if (q->sinks)
+		ibpost_sink_dirty(q, slot, false);
+}
+
+static const struct ibpost_ring_ops ibpost_sink_ring_ops = {
+	.slot_failed = ibpost_sink_slot_failed,
+	.send_succeeded = ibpost_sink_held_done,
+};
 
 int ibpost_sinks_alloc(struct ibpost_queue *q)
 {
@@ -198,6 +218,7 @@ int ibpost_sinks_alloc(struct ibpost_queue *q)
 	}
 	/* An offset into the first page costs one page of the map. */
 	q->sink_max_len = (ibpost_sink_pages(q->qp->dev) - 1) * PAGE_SIZE;
+	q->ops = &ibpost_sink_ring_ops;
 	return 0;
 }
 
@@ -227,6 +248,9 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 	}
 	ibpost_free_exact(q->sinks, array_size(q->mask + 1, sizeof(*q->sinks)));
 	q->sinks = NULL;
+	/* The ring has nothing more to tell: no sink is held or marked. */
+	q->held_wait = false;
+	q->ops = NULL;
 }
 
 /*

@@ -75,7 +75,6 @@ bool ibpost_sink_reg_index(struct ibpost_queue *q,
 			   const struct ib_send_wr *bad, u32 *idx);
 void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
 		       bool reg_queued);
-void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos);
 
 /* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
 static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Suite ibpost_comp (drivers/comp.c): completions through callbacks and
- * through ibpost_get_*_comp() (with a DIRECT CQ too), busy polling,
- * timeouts, completion order and what each completion reports, the
- * per-queue choice between callback and queued completions, unsignaled
- * WRs reclaimed by a later completion (an error included), queued
- * completions kept over RESET, destroy with WRs outstanding returning
- * every context, a completion given twice ignored, the rules once the
- * device is gone, a DIRECT QP's flushes delivered only by its consumer's
- * polling, and every work completion naming its QP.
+ * Suite ibpost_comp (drivers/ring.c, drivers/comp.c): completions
+ * through callbacks and through ibpost_get_*_comp() (with a DIRECT CQ
+ * too), busy polling, timeouts, completion order and what each
+ * completion reports, the per-queue choice between callback and queued
+ * completions, unsignaled WRs reclaimed by a later completion (an error
+ * included), queued completions kept over RESET, destroy with WRs
+ * outstanding returning every context, a completion given twice ignored,
+ * the rules once the device is gone, a DIRECT QP's flushes delivered only
+ * by its consumer's polling, and every work completion naming its QP.
  */
 #include <linux/module.h>
 #include <linux/bitmap.h>

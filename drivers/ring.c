@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ring: a work queue's slots from claim to release, and each
+ * context back exactly once.
+ *
+ * Every posted WR owns one slot of its queue's ring, in posting order. The
+ * provider returns a slot through wc->wr_cqe. A send WR posted without
+ * IB_SEND_SIGNALED produces no completion when it succeeds: its slot is
+ * reclaimed when a later signaled WR of the same queue completes (send
+ * queues complete in order; on iWARP, not by a flush: see
+ * ibpost_send_done_before()). A context is handed back when the caller
+ * asked for a success completion, or whenever the WR did not succeed;
+ * ibpost's own forced signals are never shown.
+ *
+ * With a consumer callback, the slot is released before the callback runs.
+ * Without one, the completion is parked in its slot (IBPOST_SLOT_DONE)
+ * until ibpost_get_*_comp() takes it, so a consumer that stops reading
+ * completions eventually sees -ENOMEM from posts rather than lost
+ * contexts.
+ *
+ * The ring reads its QP through struct ibpost_ring_qp only. What it calls
+ * above itself: the MR use counts of a slot's SGEs (mr.c, directly), and
+ * through pointers its clients set, the READ sinks' struct
+ * ibpost_ring_ops (sink.c) and a sync WR's orphan release (mr.c).
+ *
+ * Serialization: queue->lock, which every completion handler takes as
+ * the post path does, with interrupts disabled (spin_lock_irqsave()),
+ * whatever context it runs in (the CQ's softirq or work item, a DIRECT
+ * poll, a consumer's get_comp call): one discipline, with no test of the
+ * context; unlike spin_unlock_bh() in a task, the unlock runs no pending
+ * softirq. Callbacks run with it released.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "ibpost_internal.h"
+#include "ibpost_trace.h"
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/*
+ * A queue of @rqp, owned by @qp (handed to @done_fn, the consumer's
+ * callback, or NULL to park completions), before its ring is allocated.
+ */
+void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
+		       struct ibpost_ring_qp *rqp, bool is_send,
+		       void (*done_fn)(struct ibpost_qp *qp, void *context,
+				       const struct ib_wc *wc))
+{
+	spin_lock_init(&q->lock);
+	q->qp = qp;
+	q->rqp = rqp;
+	q->is_send = is_send;
+	INIT_LIST_HEAD(&q->done);
+	init_waitqueue_head(&q->wait);
+	q->done_fn = done_fn;
+}
+
+/* What never changes in a slot of @q's ring, set once, not per post. */
+void ibpost_queue_slots_init(struct ibpost_queue *q)
+{
+	u32 i;
+
+	for (i = 0; i <= q->mask; i++) {
+		q->slots[i].cqe.done = q->is_send ? ibpost_send_done :
+						    ibpost_recv_done;
+		q->slots[i].queue = q;
+	}
+}
+
+/* The slow case of ibpost_slot_release(): MR users of its own. */
+static noinline void __ibpost_slot_release(struct ibpost_queue *q,
+					   struct ibpost_slot *slot)
+{
+	__ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr,
+			     slot->nhit);
+}
+
+/*
+ * The WR of @slot is over, or was not queued: its buffers may go. The
+ * slot's MR array is found only when its common case is not met.
+ */
+static __always_inline void ibpost_slot_release(struct ibpost_queue *q,
+						struct ibpost_slot *slot)
+{
+	if (!ibpost_mr_uses_put_hit(q, slot->nmr, slot->nhit))
+		__ibpost_slot_release(q, slot);
+	slot->nmr = 0;
+	slot->nhit = 0;
+}
+
+/*
+ * Undo the newest claims (a post the provider refused). The signal
+ * interval counts on from the last WR really queued.
+ */
+void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
+{
+	lockdep_assert_held(&q->lock);
+	while (count--) {
+		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
+
+		ibpost_slot_release(q, slot);
+		if (slot->sync)
+			ibpost_sync_put(slot->sync);
+		slot->sync = NULL;
+		slot->state = IBPOST_SLOT_FREE;
+		q->since_signal = slot->since_before;
+	}
+}
+
+void ibpost_sync_put(struct ibpost_sync *sync)
+{
+	if (refcount_dec_and_test(&sync->ref))
+		kfree(sync);
+}
+
+/* Move the tail past the slots freed; in locals, not stored per step. */
+static void ibpost_queue_advance(struct ibpost_queue *q)
+{
+	const struct ibpost_slot *slots = q->slots;
+	u32 tail = q->tail, head = q->head, mask = q->mask;
+
+	while (tail != head && slots[tail & mask].state == IBPOST_SLOT_FREE)
+		tail++;
+	q->tail = tail;
+}
+
+/* Keep @wc in @slot for ibpost_get_*_comp() (ibpost_slot_comp()). */
+static void ibpost_slot_keep_wc(struct ibpost_slot *slot,
+				const struct ib_wc *wc)
+{
+	slot->wc_status = wc->status;
+	slot->wc.opcode = wc->opcode;
+	slot->wc.byte_len = wc->byte_len;
+	slot->wc.imm_data = (wc->wc_flags & IB_WC_WITH_IMM) ?
+			    be32_to_cpu(wc->ex.imm_data) : 0;
+	slot->wc.vendor_err = wc->vendor_err;
+}
+
+static void ibpost_slot_comp(const struct ibpost_slot *slot,
+			     struct ibpost_comp *comp)
+{
+	comp->context = slot->context;
+	comp->status = slot->wc_status;
+	comp->opcode = slot->wc.opcode;
+	comp->byte_len = slot->wc.byte_len;
+	comp->imm_data = slot->wc.imm_data;
+	comp->vendor_err = slot->wc.vendor_err;
+}
+
+/*
+ * ibpost's own WR (a registration or invalidation) is over: wake its
+ * waiter. Return: NULL, or, when its waiter gave up, @slot's sync, whose
+ * orphan the caller releases and then drops the slot's reference to.
+ */
+static noinline struct ibpost_sync *
+ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
+{
+	struct ibpost_sync *sync = slot->sync;
+	bool orphaned = sync->orphan;
+
+	slot->sync = NULL;
+	sync->status = status;
+	complete(&sync->done);
+	if (orphaned)
+		return sync;
+	ibpost_sync_put(sync);
+	return NULL;
+}
+
+static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	ibdev_err_ratelimited(q->cq->device,
+			      "ibpost: qp %u: %s completion failed: %s (%d), vendor_err %#x\n",
+			      q->rqp->qpn, q->is_send ? "send" : "recv",
+			      ib_wc_status_msg(wc->status), wc->status,
+			      wc->vendor_err);
+}
+
+/*
+ * Move @q's QP to the state a WR of @q that the provider failed leaves
+ * it in. IBA (10.8.3): a send error moves a UD QP to SQE, where its send
+ * queue flushes and its receive queue works on; any other error moves a
+ * QP to ERR. Under q->lock: an SQE is written under the send queue's lock
+ * only, which every send post holds while it reads the state; and never
+ * over an ERR that the receive queue's completion wrote meanwhile (one
+ * cmpxchg()).
+ */
+static void ibpost_state_failed(struct ibpost_queue *q)
+	__must_hold(&q->lock)
+{
+	struct ibpost_ring_qp *rqp = q->rqp;
+	enum ib_qp_state old;
+
+	if (!q->is_send || !rqp->ud) {
+		WRITE_ONCE(rqp->state, IB_QPS_ERR);
+		return;
+	}
+	old = READ_ONCE(rqp->state);
+	while (old != IB_QPS_ERR && old != IB_QPS_SQE &&
+	       !try_cmpxchg(&rqp->state, &old, IB_QPS_SQE))
+		;
+}
+
+/*
+ * @slot's WR did not succeed (@wc): what that changes besides the
+ * context's return, before the slot's MR uses are released. Out of line,
+ * so that a success, the common case, tests its status once here. The
+ * error is logged under q->lock (rate-limited, as the stale warning is).
+ */
+static noinline void ibpost_slot_failed(struct ibpost_queue *q,
+					struct ibpost_slot *slot,
+					const struct ib_wc *wc)
+	__must_hold(&q->lock)
+{
+	/* Its sink's key outlives a READ that did not succeed (sink.c). */
+	if (slot->sink && q->ops)
+		q->ops->slot_failed(q, slot);
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		q->stats.flushed++;
+	else
+		q->stats.failed++;
+	/*
+	 * A WR the provider failed moves the QP to ERR (IBA): later posts are
+	 * flushed. ibpost's own flushes (synthetic WRs, a RESET) say nothing
+	 * new about the QP and must not undo a later state change.
+	 */
+	if (!slot->synthetic && READ_ONCE(q->rqp->ibqp))
+		ibpost_state_failed(q);
+	ibpost_log_wc(q, wc);
+}
+
+/*
+ * Return @slot's context with @wc, or silently free it when @deliver is
+ * false; the caller has emitted the completion's trace event. q->lock is
+ * held on entry, taken with @flags, and released on return. Inline in the
+ * completion handlers: one frame.
+ */
+static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
+					       struct ibpost_slot *slot,
+					       const struct ib_wc *wc,
+					       bool deliver,
+					       unsigned long flags)
+	__releases(&q->lock)
+{
+	void *context = slot->context;
+	struct ibpost_sync *orphaned = NULL;
+	bool wake = false;
+
+	lockdep_assert_held(&q->lock);
+	if (likely(wc->status == IB_WC_SUCCESS))
+		q->stats.completed++;
+	else
+		ibpost_slot_failed(q, slot, wc);
+	ibpost_slot_release(q, slot);
+	if (unlikely(slot->sync)) {
+		/* Internal WR: wake its waiter, never show it. */
+		orphaned = ibpost_slot_sync_done(slot, wc->status);
+		deliver = false;
+	}
+	if (deliver && !q->done_fn) {
+		ibpost_slot_keep_wc(slot, wc);
+		slot->state = IBPOST_SLOT_DONE;
+		list_add_tail(&slot->done_node, &q->done);
+		wake = true;
+	} else {
+		slot->state = IBPOST_SLOT_FREE;
+	}
+	ibpost_queue_advance(q);
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	/* Its waiter gave up: released now that the WR is over. */
+	if (unlikely(orphaned)) {
+		orphaned->orphan_release(orphaned->orphan);
+		ibpost_sync_put(orphaned);
+	}
+	if (wake)
+		wake_up(&q->wait);
+	else if (deliver)
+		q->done_fn(q->qp, context, wc);
+}
+
+/*
+ * A completion for @slot while it holds no WR with the provider (one the
+ * provider completes twice, or after ibpost reclaimed or flushed it) would
+ * hand a context back again and, on a send queue, reclaim WRs of the ring
+ * still queued: it is dropped and named. (A stale completion for a slot
+ * already reused by a later WR cannot be told apart from that WR's own.)
+ */
+static bool ibpost_slot_stale(struct ibpost_queue *q,
+			      const struct ibpost_slot *slot,
+			      const struct ib_wc *wc)
+	__must_hold(&q->lock)
+{
+	if (likely(slot->state == IBPOST_SLOT_POSTED && !slot->synthetic))
+		return false;
+	ibdev_warn_ratelimited(q->cq->device,
+			       "ibpost: qp %u: %s completion (%s (%d), vendor_err %#x) for a WR no longer with the provider, ignored\n",
+			       q->rqp->qpn, q->is_send ? "send" : "recv",
+			       ib_wc_status_msg(wc->status), wc->status,
+			       wc->vendor_err);
+	return true;
+}
+
+/*
+ * Whether the completion @wc of a send WR says that the unsignaled WRs
+ * posted before it are done. Send queues complete in order: IBA flushes
+ * the outstanding WRs, each with its own completion, so once a later one
+ * completes, whatever status it has, those before it that are still
+ * posted succeeded. Not a flush on iWARP: siw completes a WR posted while
+ * it is still flushing its send queue after a connection loss (its state
+ * already ERROR) at once, ahead of the earlier WRs' flushes. Those WRs
+ * then come back with their own flushes, or, having succeeded before,
+ * are reclaimed at RESET or destroy, as ibpost_sq_reclaim_retired() says.
+ */
+static bool ibpost_send_done_before(struct ibpost_queue *q,
+				    const struct ib_wc *wc)
+{
+	return likely(wc->status != IB_WC_WR_FLUSH_ERR) ||
+	       !q->rqp->iwarp;
+}
+
+/*
+ * Reclaim without a word the slots of the unsignaled WRs posted before
+ * @slot, whose completion says they succeeded (above). A synthetic WR
+ * never reached the provider: the flush worker returns it. (On iWARP a
+ * READ may complete after later WRs; it is always signaled there, so it
+ * is never among the slots reclaimed here.)
+ */
+static void ibpost_send_reclaim_before(struct ibpost_queue *q,
+				       const struct ibpost_slot *slot)
+	__must_hold(&q->lock)
+{
+	u32 pos;
+
+	/* A posted slot's position lies in [tail, head): head only guards. */
+	for (pos = q->tail; pos != slot->pos && pos != q->head; pos++) {
+		struct ibpost_slot *s = &q->slots[pos & q->mask];
+
+		if (s->state == IBPOST_SLOT_POSTED && !s->signaled &&
+		    !s->synthetic) {
+			trace_ibpost_send_reclaim(q, s, slot->pos);
+			ibpost_slot_release(q, s);
+			s->state = IBPOST_SLOT_FREE;
+			q->stats.completed++;
+		}
+	}
+}
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_slot *slot =
+		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
+	struct ibpost_queue *q = slot->queue;
+	unsigned long flags;
+	bool deliver;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	if (q->tail != slot->pos && ibpost_send_done_before(q, wc))
+		ibpost_send_reclaim_before(q, slot);
+	if (unlikely(q->held_wait) && wc->status == IB_WC_SUCCESS)
+		q->ops->send_succeeded(q, slot->pos);
+	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
+	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
+	ibpost_slot_finish(q, slot, wc, deliver, flags);
+}
+
+void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_slot *slot =
+		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
+	struct ibpost_queue *q = slot->queue;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	trace_ibpost_recv_comp(q, slot, wc, true);
+	ibpost_slot_finish(q, slot, wc, true, flags);
+}
+
+/*
+ * Reclaim the send slot @s, still posted, as succeeded if it was
+ * unsignaled and reached the provider: a marker posted behind it (at
+ * @end) came back, so the provider is done with it, and a WR it flushed
+ * would have come back on its own before. Return: whether it was.
+ */
+static bool ibpost_slot_reclaim_drained(struct ibpost_queue *q,
+					struct ibpost_slot *s, u32 end)
+{
+	if (s->signaled || s->synthetic)
+		return false;
+	trace_ibpost_send_reclaim_drained(q, s, end);
+	ibpost_slot_release(q, s);
+	s->state = IBPOST_SLOT_FREE;
+	q->stats.completed++;
+	return true;
+}
+
+/**
+ * ibpost_sq_reclaim_done - the reclaim marker (drain.c) came back
+ * @cq: the send CQ, whose context is the send queue
+ * @wc: its completion, on one of q->reclaim_cqe
+ *
+ * The unsignaled send WRs before the marker that reached the provider and
+ * are still posted succeeded (flushed or run, the marker comes after
+ * them): no completion comes for them. Their slots (and MR uses) are
+ * released, the tail moves on, and another marker may be posted. The
+ * completion of a marker a RESET found with the provider (posted on the
+ * entry that is no longer @q->reclaim_gen's) reclaims nothing.
+ *
+ * Context: The send CQ's completion context.
+ */
+void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_queue *q = cq->cq_context;
+	unsigned long flags;
+	u32 pos;
+
+	ibpost_log_wc(q, wc);
+	spin_lock_irqsave(&q->lock, flags);
+	/* A marker a RESET found with the provider: the ring moved on. */
+	if (wc->wr_cqe != &q->reclaim_cqe[q->reclaim_gen]) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	for (pos = q->tail; (s32)(q->reclaim_end - pos) > 0; pos++) {
+		struct ibpost_slot *s = &q->slots[pos & q->mask];
+
+		if (s->state == IBPOST_SLOT_POSTED)
+			ibpost_slot_reclaim_drained(q, s, q->reclaim_end);
+	}
+	ibpost_queue_advance(q);
+	q->reclaim_posted = false;
+	spin_unlock_irqrestore(&q->lock, flags);
+	wake_up_all(&q->wait);
+}
+
+/*
+ * Return as flushed every WR of @q still posted that @flush selects, up
+ * to @budget of them, and silently reclaim the unsignaled send WRs
+ * @reclaim selects (known to have succeeded). Held on entry and on
+ * return (taken with *@flags, as by the completion handlers), q->lock is
+ * dropped around each context returned; the caller has disabled bottom
+ * halves for a SOFTIRQ queue (ibpost_queue_bh_off()).
+ * Return: the WRs flushed.
+ */
+static u32 ibpost_queue_walk(struct ibpost_queue *q,
+			     bool (*flush)(const struct ibpost_slot *s),
+			     bool reclaim, u32 budget, unsigned long *flags)
+	__must_hold(&q->lock)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = q->is_send ? IB_WC_SEND : IB_WC_RECV,
+	};
+	/* Only what was posted when the walk began: a callback may repost. */
+	u32 pos, end = q->head, n = 0;
+
+	lockdep_assert_held(&q->lock);
+	for (pos = q->tail; n < budget && (s32)(end - pos) > 0; pos++) {
+		struct ibpost_slot *s = &q->slots[pos & q->mask];
+
+		if (s->state != IBPOST_SLOT_POSTED)
+			continue;
+		/* A synthetic WR never reached the provider: always a flush. */
+		if (reclaim && q->is_send && ibpost_slot_reclaim_drained(q, s,
+									 end))
+			continue;
+		if (!flush(s))
+			continue;
+		if (s->synthetic)
+			WRITE_ONCE(q->nr_synthetic, q->nr_synthetic - 1);
+		wc.wr_cqe = &s->cqe;
+		/*
+		 * The QP, as in a provider's completion; NULL only once the
+		 * provider's QP is destroyed (teardown), as
+		 * ibpost_qp_ibqp() then says.
+		 */
+		wc.qp = READ_ONCE(q->rqp->ibqp);
+		if (q->is_send)
+			trace_ibpost_send_flush(q, s, !s->sync);
+		else
+			trace_ibpost_recv_flush(q, s, true);
+		ibpost_slot_finish(q, s, &wc, true, *flags);
+		n++;
+		spin_lock_irqsave(&q->lock, *flags);
+		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
+	}
+	return n;
+}
+
+/*
+ * Callbacks of a SOFTIRQ queue run with bottom halves disabled, as in
+ * the CQ's softirq, also where ibpost runs them from a task (flushes in
+ * ERR, RESET, teardown). Return: whether this call disabled them, for
+ * ibpost_queue_bh_on().
+ */
+static bool ibpost_queue_bh_off(const struct ibpost_queue *q)
+{
+	if (q->rqp->poll_ctx != IB_POLL_SOFTIRQ)
+		return false;
+	local_bh_disable();
+	return true;
+}
+
+static void ibpost_queue_bh_on(bool bh)
+{
+	if (bh)
+		local_bh_enable();
+}
+
+static bool ibpost_slot_any(const struct ibpost_slot *s)
+{
+	return true;
+}
+
+static bool ibpost_slot_synthetic(const struct ibpost_slot *s)
+{
+	return s->synthetic;
+}
+
+/*
+ * After the provider's QP is destroyed, or moved to RESET: return every
+ * context it did not. @drained says the drain marker completed, so on
+ * IB and RoCE unsignaled send WRs still posted succeeded before it;
+ * otherwise, and always on iWARP (siw completes a WR posted while it
+ * flushes ahead of the earlier WRs' flushes, so the marker's return says
+ * nothing of them), their fate is unknown and they are reported flushed.
+ * @drop_done (destroy only) also forgets the completions nobody fetched;
+ * after a device removal they stay for ibpost_get_*_comp(). Callbacks run,
+ * under qp->mutex at teardown and RESET; the caller holds no lock a
+ * callback may take (dev->qp_lock: a callback's ibpost_dereg_mr()).
+ */
+void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done)
+{
+	unsigned long flags;
+	bool bh;
+
+	bh = ibpost_queue_bh_off(q);
+	spin_lock_irqsave(&q->lock, flags);
+	ibpost_queue_walk(q, ibpost_slot_any,
+			  drained && !q->rqp->iwarp, U32_MAX,
+			  &flags);
+	/* Completions nobody fetched go away with the QP. */
+	while (drop_done && !list_empty(&q->done)) {
+		struct ibpost_slot *s = list_first_entry(&q->done,
+							 struct ibpost_slot,
+							 done_node);
+		list_del(&s->done_node);
+		s->state = IBPOST_SLOT_FREE;
+	}
+	ibpost_queue_advance(q);
+	spin_unlock_irqrestore(&q->lock, flags);
+	ibpost_queue_bh_on(bh);
+	wake_up_all(&q->wait);
+}
+
+/**
+ * ibpost_queue_finish_synthetic - flush the WRs kept from the provider in ERR
+ * @q: the queue
+ * @budget: at most this many
+ *
+ * From the flush worker, and for a DIRECT queue with a callback from its
+ * consumer's polling or ibpost's own waits (ibpost_queue_direct_cb()).
+ * A SOFTIRQ consumer's callbacks run with bottom halves disabled, as they
+ * would from its CQ.
+ *
+ * Context: Process context, no queue lock held.
+ * Return: the WRs returned.
+ */
+u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget)
+{
+	bool bh = ibpost_queue_bh_off(q);
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&q->lock, flags);
+	n = ibpost_queue_walk(q, ibpost_slot_synthetic, false, budget, &flags);
+	spin_unlock_irqrestore(&q->lock, flags);
+	ibpost_queue_bh_on(bh);
+	return n;
+}
+
+/* The oldest completion parked in @q into @comp, if any; its slot freed. */
+bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp)
+{
+	struct ibpost_slot *slot;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	slot = list_first_entry_or_null(&q->done, struct ibpost_slot,
+					done_node);
+	if (slot) {
+		list_del(&slot->done_node);
+		ibpost_slot_comp(slot, comp);
+		slot->state = IBPOST_SLOT_FREE;
+		ibpost_queue_advance(q);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return slot;
+}
+

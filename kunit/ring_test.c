@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite ibpost_ring (drivers/ring.c): the ring layer driven directly,
+ * with no device: a queue on a stand-in QP and CQ, its slots claimed as a
+ * post claims them, and completions handed to each slot's ib_cqe as a
+ * provider hands them. What it must hold on its own: the free-running
+ * positions wrap at 2^32, a signaled send's completion reclaims the
+ * unsignaled sends before it, a completion with no consumer callback is
+ * parked until taken, and every context comes back exactly once, whether
+ * its completion came from the provider, from a flush, or twice.
+ */
+#include <linux/bitmap.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "ibpost_test.h"
+#include "../drivers/ibpost_internal.h"
+
+#define RING_SLOTS	16
+#define RING_CTXS	256
+
+struct ring_env {
+	struct kunit *test;
+	struct ibpost_ring_qp rqp;
+	struct ibpost_queue q;
+	struct ib_device *ibdev;
+	struct ib_qp *ibqp;
+	struct ib_cq cq;
+	DECLARE_BITMAP(seen, RING_CTXS);
+	int calls, dups, flushed;
+};
+
+/* The consumer's callback: each context once, below RING_CTXS. */
+static void ring_done(struct ibpost_qp *qp, void *context,
+		      const struct ib_wc *wc)
+{
+	struct ring_env *e = (struct ring_env *)qp;
+	unsigned long c = (unsigned long)context;
+
+	e->calls++;
+	if (c >= RING_CTXS || __test_and_set_bit(c, e->seen))
+		e->dups++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		e->flushed++;
+}
+
+static void ring_env_free(void *data)
+{
+	struct ring_env *e = data;
+
+	kfree(e->q.slots);
+	kfree(e->q.mr_array);
+	kfree(e->ibqp);
+	kfree(e->ibdev);
+}
+
+/*
+ * A send (or receive) queue of RING_SLOTS slots on a QP in RTS, with the
+ * callback above (@callback) or none, its positions starting at @pos.
+ */
+static struct ring_env *ring_env_new(struct kunit *test, bool send,
+				     bool callback, u32 pos)
+{
+	struct ring_env *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	struct ibpost_queue *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->test = test;
+	e->ibdev = kzalloc(sizeof(*e->ibdev), GFP_KERNEL);
+	e->ibqp = kzalloc(sizeof(*e->ibqp), GFP_KERNEL);
+	q = &e->q;
+	q->slots = kcalloc(RING_SLOTS, sizeof(*q->slots), GFP_KERNEL);
+	q->mr_array = kcalloc(RING_SLOTS, sizeof(*q->mr_array), GFP_KERNEL);
+	ibpost_test_defer(test, ring_env_free, e);
+	KUNIT_ASSERT_TRUE(test,
+			  e->ibdev && e->ibqp && q->slots && q->mr_array);
+	e->ibqp->device = e->ibdev;
+	e->cq.device = e->ibdev;
+	e->cq.cq_context = q;
+	e->rqp.ibqp = e->ibqp;
+	e->rqp.qpn = 0x1234;
+	e->rqp.state = IB_QPS_RTS;
+	e->rqp.poll_ctx = IB_POLL_WORKQUEUE;
+	/* The owner handed to the callback is the environment itself. */
+	ibpost_test_ring_init(q, (struct ibpost_qp *)e, &e->rqp, send,
+			      callback ? ring_done : NULL, &e->cq, q->slots,
+			      q->mr_array, RING_SLOTS, pos);
+	return e;
+}
+
+/* Claim the slot at the head for @ctx, as a post does. */
+static struct ibpost_slot *ring_claim(struct ring_env *e, unsigned long ctx,
+				      bool signaled)
+{
+	struct ibpost_queue *q = &e->q;
+	struct ibpost_slot *slot = NULL;
+	unsigned long flags;
+
+	/* No expectation under the lock: a failed one allocates. */
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->head - q->tail < q->depth) {
+		slot = ibpost_slot_claim(q, (void *)ctx, signaled, signaled);
+		slot->since_before = q->since_signal;
+		q->stats.posted++;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	KUNIT_ASSERT_NOT_NULL_MSG(e->test, slot, "no free slot for %lu", ctx);
+	return slot;
+}
+
+/* The provider's completion of @slot, with @status. */
+static void ring_complete(struct ring_env *e, struct ibpost_slot *slot,
+			  enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_cqe = &slot->cqe,
+		.status = status,
+		.opcode = e->q.is_send ? IB_WC_SEND : IB_WC_RECV,
+		.qp = e->ibqp,
+	};
+
+	slot->cqe.done(&e->cq, &wc);
+}
+
+static u32 ring_in_use(struct ring_env *e)
+{
+	return READ_ONCE(e->q.head) - READ_ONCE(e->q.tail);
+}
+
+/*
+ * Three laps of the ring across the u32 wrap of its positions, every
+ * fourth send signaled: each signaled context back once, in order; the
+ * unsignaled ones reclaimed by the next signaled completion, never shown;
+ * the ring empty after each signaled completion.
+ */
+static void ibpost_ring_wraps_at_u32(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0xfffffff0);
+	unsigned long ctx;
+	int signaled = 0;
+
+	for (ctx = 0; ctx < 3 * RING_SLOTS; ctx++) {
+		bool sig = ctx % 4 == 3;
+		struct ibpost_slot *slot = ring_claim(e, ctx, sig);
+
+		if (!sig)
+			continue;
+		ring_complete(e, slot, IB_WC_SUCCESS);
+		signaled++;
+		KUNIT_EXPECT_EQ(test, ring_in_use(e), 0U);
+		KUNIT_EXPECT_TRUE(test, test_bit(ctx, e->seen));
+	}
+	/* The positions did wrap. */
+	KUNIT_EXPECT_LT(test, e->q.head, 0xfffffff0U);
+	KUNIT_EXPECT_EQ(test, e->calls, signaled);
+	KUNIT_EXPECT_EQ(test, e->dups, 0);
+	KUNIT_EXPECT_EQ(test, e->q.stats.completed, 3ULL * RING_SLOTS);
+}
+
+/*
+ * An unsignaled send that failed comes back (with its error); those
+ * before it, unsignaled, succeeded and are reclaimed silently; the QP is
+ * in ERR after the failure.
+ */
+static void ibpost_ring_error_returns_unsignaled(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0);
+	struct ibpost_slot *slot = NULL;
+	unsigned long ctx;
+
+	for (ctx = 0; ctx < 5; ctx++)
+		slot = ring_claim(e, ctx, false);
+	ring_complete(e, slot, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, e->calls, 1);
+	KUNIT_EXPECT_TRUE(test, test_bit(4, e->seen));
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 0U);
+	KUNIT_EXPECT_EQ(test, e->q.stats.completed, 4ULL);
+	KUNIT_EXPECT_EQ(test, e->q.stats.failed, 1ULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(e->rqp.state), IB_QPS_ERR);
+}
+
+/*
+ * Receives without a callback: each completion parked in its slot, taken
+ * in completion order, the slot free only once taken.
+ */
+static void ibpost_ring_parks_without_callback(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, false, false, 0);
+	struct ibpost_slot *slot[4];
+	struct ibpost_comp comp;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		slot[i] = ring_claim(e, 10 + i, true);
+	/* Out of posting order: a receive queue's slots complete as ready. */
+	ring_complete(e, slot[1], IB_WC_SUCCESS);
+	ring_complete(e, slot[0], IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 4U);
+	KUNIT_ASSERT_TRUE(test, ibpost_test_ring_take(&e->q, &comp));
+	KUNIT_EXPECT_PTR_EQ(test, comp.context, (void *)11);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+	/* Slot 0 is still parked: the tail cannot pass it. */
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 4U);
+	KUNIT_ASSERT_TRUE(test, ibpost_test_ring_take(&e->q, &comp));
+	KUNIT_EXPECT_PTR_EQ(test, comp.context, (void *)10);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 2U);
+	KUNIT_EXPECT_FALSE(test, ibpost_test_ring_take(&e->q, &comp));
+	KUNIT_EXPECT_EQ(test, e->calls, 0);
+}
+
+/*
+ * A full ring, some of it completed by the provider, the rest returned
+ * by a flush (the provider's QP gone), then the provider's completions
+ * of flushed slots arriving late, and one completion given twice: every
+ * context exactly once, the flushed ones with IB_WC_WR_FLUSH_ERR, the
+ * ring empty.
+ */
+static void ibpost_ring_exactly_once_under_flush(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0);
+	struct ibpost_slot *slot[RING_SLOTS - 1];
+	unsigned long ctx;
+	int n = RING_SLOTS - 1;
+
+	for (ctx = 0; ctx < n; ctx++)
+		slot[ctx] = ring_claim(e, ctx, ctx % 2 == 0);
+	/* The provider completes 0-4 (1 and 3 reclaimed by 2 and 4). */
+	ring_complete(e, slot[0], IB_WC_SUCCESS);
+	ring_complete(e, slot[2], IB_WC_SUCCESS);
+	ring_complete(e, slot[4], IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, e->calls, 3);
+	/* Given twice: ignored. */
+	ring_complete(e, slot[4], IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, e->calls, 3);
+	/* The provider's QP is gone: the rest come back flushed. */
+	WRITE_ONCE(e->rqp.ibqp, NULL);
+	ibpost_test_ring_flush(&e->q);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 0U);
+	KUNIT_EXPECT_EQ(test, e->flushed, n - 5);
+	/* Late completions of flushed slots: each ignored. */
+	ring_complete(e, slot[6], IB_WC_WR_FLUSH_ERR);
+	ring_complete(e, slot[7], IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, e->calls, 3 + n - 5);
+	KUNIT_EXPECT_EQ(test, e->dups, 0);
+	for (ctx = 0; ctx < n; ctx++)
+		KUNIT_EXPECT_EQ_MSG(test, test_bit(ctx, e->seen),
+				    ctx % 2 == 0 || ctx > 4,
+				    "context %lu", ctx);
+}
+
+static struct kunit_case ibpost_ring_cases[] = {
+	KUNIT_CASE(ibpost_ring_wraps_at_u32),
+	KUNIT_CASE(ibpost_ring_error_returns_unsignaled),
+	KUNIT_CASE(ibpost_ring_parks_without_callback),
+	KUNIT_CASE(ibpost_ring_exactly_once_under_flush),
+	{}
+};
+
+static struct kunit_suite ibpost_ring_suite = {
+	.name = "ibpost_ring",
+	.test_cases = ibpost_ring_cases,
+};
+
+kunit_test_suites(&ibpost_ring_suite);
