@@ -12,7 +12,7 @@
 #include <linux/sched.h>
 #include <linux/fault-inject.h>
 #include <linux/workqueue.h>
-#include "ibpost_test_access.h"
+#include "hook.h"
 
 struct dentry;
 
@@ -145,45 +145,6 @@ enum ibpost_rule {
 	IBPOST_RULE_FAULT_INJECTED,
 	IBPOST_RULE_PROVIDER,		/* the provider refused it */
 };
-
-/* Test hooks (enum ibpost_hook) and the suites' accessors: hooks.c. */
-#ifdef IBPOST_TEST_HOOKS
-int __ibpost_hook(enum ibpost_hook point, void *obj);
-extern ibpost_hook_fn ibpost_hook_cur;
-static inline int ibpost_hook(enum ibpost_hook point, void *obj)
-{
-	if (unlikely(READ_ONCE(ibpost_hook_cur)))
-		return __ibpost_hook(point, obj);
-	return 0;
-}
-
-/* Whether a suite has a hook set: a post then asks at every point. */
-static inline bool ibpost_hooks_set(void)
-{
-	return READ_ONCE(ibpost_hook_cur);
-}
-
-/* A point whose hook may sleep: not asked where the caller cannot. */
-static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
-{
-	if (!irqs_disabled())
-		ibpost_hook(point, obj);
-}
-#else
-static inline int ibpost_hook(enum ibpost_hook point, void *obj)
-{
-	return 0;
-}
-
-static inline void ibpost_hook_sleepable(enum ibpost_hook point, void *obj)
-{
-}
-
-static inline bool ibpost_hooks_set(void)
-{
-	return false;
-}
-#endif
 
 /* fault.c */
 void ibpost_fault_init(struct dentry *root);

@@ -23,6 +23,7 @@
 #define _IBPOST_INTERNAL_H
 
 #include "ibpost_base.h"
+#include "ibpost_test_access.h"
 #include "ring.h"
 #include "dev.h"
 #include "mr.h"

@@ -3,44 +3,15 @@
  * What ibpost's white-box KUnit suites may see and touch of its insides,
  * and the test hooks. The functions exist in test builds only (a kernel
  * with CONFIG_KUNIT, IBPOST_TEST_HOOKS: drivers/hooks.c); the suites
- * include this header, never ibpost_internal.h. The hook points are
- * declared here because ibpost's own files name them in every build.
+ * include this header, never ibpost_internal.h. The hook points are in
+ * hook.h, which ibpost's own files include in every build.
  */
 #ifndef _IBPOST_TEST_ACCESS_H
 #define _IBPOST_TEST_ACCESS_H
 
 #include <linux/types.h>
 #include <rdma/ibpost.h>
-
-/*
- * Test hooks: points where the KUnit suites widen a race window or
- * simulate a provider's refusal. Compiled only into test builds (a kernel
- * with CONFIG_KUNIT); elsewhere they cost nothing.
- */
-enum ibpost_hook {
-	IBPOST_HOOK_REG_CHECKED,	/* a registration passed its checks */
-	IBPOST_HOOK_REG_POSTED,		/* its REG_MR completed (or not) */
-	IBPOST_HOOK_DEREG_REVOKED,	/* dereg revoked the MR, before LOCAL_INV */
-	IBPOST_HOOK_DEREG_BUSY,		/* dereg found users, MR lock held */
-	IBPOST_HOOK_POST_UNLOCKED,	/* a post dropped the queue lock */
-	IBPOST_HOOK_SUBMIT,		/* return k+1: refuse the post's WR k on */
-	IBPOST_HOOK_STATE_FROM,		/* a state move, sq.lock held */
-	IBPOST_HOOK_GID,		/* non-zero: this GID entry is unusable */
-	IBPOST_HOOK_QP_STAGE,		/* non-zero: refuse this set-up stage */
-	IBPOST_HOOK_NR,
-};
-
-/* The QP set-up stages IBPOST_HOOK_QP_STAGE may refuse (its obj). */
-enum ibpost_qp_stage {
-	IBPOST_QP_STAGE_RINGS = 1,	/* the slot rings */
-	IBPOST_QP_STAGE_SINKS,		/* iWARP rdma_cm QPs: READ sinks */
-	IBPOST_QP_STAGE_DRAIN,		/* the drain's resources */
-	IBPOST_QP_STAGE_UD_RTS,		/* a UD QP's move to RTS */
-};
-
-typedef int (*ibpost_hook_fn)(enum ibpost_hook point, void *obj, void *data);
-
-int ibpost_test_set_hook(ibpost_hook_fn fn, void *data);
+#include "hook.h"
 
 /**
  * struct ibpost_test_queue - one work queue's accounting, taken at once

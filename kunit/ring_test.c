@@ -13,7 +13,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
-#include "../drivers/ibpost_internal.h"
+#include "../drivers/ring.h"
+#include "../drivers/ibpost_test_access.h"
 
 #define RING_SLOTS	16
 #define RING_CTXS	256
