@@ -201,16 +201,27 @@ ktap_failed() {
 
 # Why the cases ktap_parse listed for $1 (its base) failed: each one's
 # own lines of console $2 ("# <case>: ..."; a scenario prints what it
-# saw there, a KUnit case the first line of each failed expectation),
-# the last 30, into $1-why.txt, which the end of the run prints after the
-# report (a CI log keeps its tail; the consoles may be gone by then).
-# Never fails: a case with no such line (or no console) gets none.
+# saw there, a KUnit case its failed expectations), with the lines a
+# failed expectation or assertion continues on (one printk: the same
+# timestamp, "Expected ..., but" and the values), the last 40, into
+# $1-why.txt, which the end of the run prints after the report (a CI log
+# keeps its tail; the consoles may be gone by then). Never fails: a case
+# with no such line (or no console) gets none.
 ktap_why() {
 	local name
 	[ -s "$1-failed.txt" ] || return 0
 	cut -d' ' -f1 "$1-failed.txt" | sort -u | while read -r name; do
 		echo "-- $name, in $2:"
-		{ grep -F "# $name: " "$2" || true; } | tail -30 | cut -c1-300
+		[ -r "$2" ] || continue
+		awk -v tag="# $name: " '
+			index($0, tag) {
+				print
+				cont = $0 ~ /(EXPECTATION|ASSERTION) FAILED/
+				ts = cont ? substr($0, 1, index($0, "]")) : ""
+				next
+			}
+			cont && ts != "" && index($0, ts) == 1 { print; next }
+			{ cont = 0 }' "$2" | tail -40 | cut -c1-300
 	done >> "$1-why.txt"
 }
 
