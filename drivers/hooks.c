@@ -195,7 +195,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_send_slot, IBPOST_NS);
  */
 int ibpost_test_mr_users(struct ibpost_mr *mr)
 {
-	return atomic_read(&mr->users);
+	return atomic_read(&mr->use.users);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_mr_users, IBPOST_NS);
 
@@ -374,7 +374,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_unlock, IBPOST_NS);
  * @done_fn: the consumer's callback, or NULL to park completions
  * @cq: the CQ its completions name, with cq_context @q
  * @slots: @size slots, zeroed
- * @mrs: @size MR pointers (one SGE per WR), zeroed
+ * @uses: @size use pointers (one SGE per WR), zeroed
  * @size: a power of two; @size - 1 slots usable
  * @pos: the ring positions' start (a free-running u32)
  *
@@ -389,12 +389,12 @@ void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
 			   void (*done_fn)(struct ibpost_qp *qp, void *context,
 					   const struct ib_wc *wc),
 			   struct ib_cq *cq, struct ibpost_slot *slots,
-			   struct ibpost_mr **mrs, u32 size, u32 pos)
+			   struct ibpost_ring_use **uses, u32 size, u32 pos)
 {
 	ibpost_queue_init(q, owner, rqp, send, done_fn);
 	q->cq = cq;
 	q->slots = slots;
-	q->mr_array = mrs;
+	q->use_array = uses;
 	q->mask = size - 1;
 	q->depth = size - 1;
 	q->max_sge = 1;
@@ -419,6 +419,27 @@ void ibpost_test_ring_flush(struct ibpost_queue *q)
 	ibpost_queue_flush(q, false, false);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_flush, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_unclaim - undo a ring's newest claims
+ * @q: a queue of ibpost_test_ring_init()
+ * @count: how many
+ *
+ * What a post the provider refused does to its claims. For ibpost's own
+ * KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context but hard IRQ, no queue lock held.
+ * Return: nothing.
+ */
+void ibpost_test_ring_unclaim(struct ibpost_queue *q, u32 count)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	ibpost_slot_unclaim(q, count);
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_unclaim, IBPOST_NS);
 
 /**
  * ibpost_test_ring_take - take the oldest completion a ring parked

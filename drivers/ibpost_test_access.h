@@ -100,7 +100,7 @@ void ibpost_test_qp_unlock(struct ibpost_qp *qp);
 struct ibpost_queue;
 struct ibpost_ring_qp;
 struct ibpost_slot;
-struct ibpost_mr;
+struct ibpost_ring_use;
 struct ib_cq;
 struct ib_wc;
 void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
@@ -108,8 +108,9 @@ void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
 			   void (*done_fn)(struct ibpost_qp *qp, void *context,
 					   const struct ib_wc *wc),
 			   struct ib_cq *cq, struct ibpost_slot *slots,
-			   struct ibpost_mr **mrs, u32 size, u32 pos);
+			   struct ibpost_ring_use **uses, u32 size, u32 pos);
 void ibpost_test_ring_flush(struct ibpost_queue *q);
+void ibpost_test_ring_unclaim(struct ibpost_queue *q, u32 count);
 bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp);
 
 #endif /* _IBPOST_TEST_ACCESS_H */

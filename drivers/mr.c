@@ -100,7 +100,7 @@ static struct ibpost_mr *ibpost_mr_alloc(struct ibpost_dev *dev, void *buf,
 	mr->revoked = true;
 	INIT_LIST_HEAD(&mr->node);
 	INIT_WORK(&mr->release_work, ibpost_mr_release_work);
-	atomic_set(&mr->users, 0);
+	atomic_set(&mr->use.users, 0);
 	sg_init_one(&mr->sg, buf, len);
 	ibpost_hook(IBPOST_HOOK_REG_CHECKED, mr);
 
@@ -448,7 +448,7 @@ struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 	spin_lock(&dev->mr_lock);
 	list_for_each_entry(mr, &dev->mrs, node) {
 		if (!mr->revoked && ibpost_mr_covers(mr, sge)) {
-			atomic_inc(&mr->users);
+			atomic_inc(&mr->use.users);
 			found = mr;
 			break;
 		}
@@ -465,12 +465,12 @@ struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
  */
 static bool ibpost_mr_get_live(struct ibpost_mr *mr)
 {
-	atomic_inc(&mr->users);
+	atomic_inc(&mr->use.users);
 	/* Count the user before reading the revocation: dereg pairs. */
 	smp_mb__after_atomic();
 	if (likely(!READ_ONCE(mr->revoked)))
 		return true;
-	atomic_dec(&mr->users);
+	atomic_dec(&mr->use.users);
 	return false;
 }
 
@@ -487,35 +487,17 @@ static bool ibpost_mr_get_settled(struct ibpost_mr *mr)
 	spin_lock(&mr->dev->mr_lock);
 	live = !mr->revoked;
 	if (live)
-		atomic_inc(&mr->users);
+		atomic_inc(&mr->use.users);
 	spin_unlock(&mr->dev->mr_lock);
 	return live;
 }
 
 /*
- * A queue's hit (q->mr_hit) is tried first: consumers post from few
- * buffers, and the hit costs no device lock. While q->hit_users SGEs of
- * posted WRs are in it, the queue holds one user of it for them all, so
- * a further SGE in it is counted under q->lock with no atomic operation
- * or barrier, and ibpost_dereg_mr() sees that user (-EBUSY) as it would
- * see each WR's. The hit changes only when none of its SGEs is
- * outstanding: an SGE in another MR meanwhile counts a user of its own,
- * and its slot lists that MR. So an SGE counted in q->hit_users is always
- * in the q->mr_hit of its release.
+ * A queue's hit (q->hit, see ring.h) is tried first: consumers post from
+ * few buffers, and the hit costs no device lock. ibpost_dereg_mr() sees
+ * the user the queue holds for the SGEs in its hit (-EBUSY) as it would
+ * see each WR's.
  */
-
-/*
- * @mr, with a user counted for the SGE at hand, becomes @q's hit when the
- * old one has no SGE outstanding; that user becomes the queue's, and the
- * SGE is counted in q->hit_users (ibpost_mr_find() tells its caller so).
- */
-static void ibpost_mr_hit_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
-{
-	if (q->hit_users)
-		return;
-	q->mr_hit = mr;
-	q->hit_users = 1;
-}
 
 /**
  * __ibpost_mr_find - the live MR of @q's device that holds @sge
@@ -535,14 +517,14 @@ static void ibpost_mr_hit_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 				   const struct ib_sge *sge)
 {
-	struct ibpost_mr *mr = q->mr_hit;
+	struct ibpost_mr *mr = q->hit ? ibpost_use_mr(q->hit) : NULL;
 
 	lockdep_assert_held(&q->lock);
 	/* The hit, live again, or whichever MR holds @sge now. */
 	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
 		mr = ibpost_mr_lookup(q->qp->dev, sge);
 	if (mr)
-		ibpost_mr_hit_adopt(q, mr);
+		ibpost_ring_hit_adopt(q, &mr->use);
 	return mr;
 }
 
@@ -563,41 +545,7 @@ struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
 	if (!mr || mr->dev != q->qp->dev ||
 	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
 		return NULL;
-	ibpost_mr_hit_adopt(q, mr);
-	return mr;
-}
-
-/* @n SGEs counted in @q's hit are over; the last drops the queue's user. */
-void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n)
-{
-	lockdep_assert_held(&q->lock);
-	if (!n || WARN_ON_ONCE(n > q->hit_users))
-		return;
-	q->hit_users -= n;
-	if (!q->hit_users)
-		atomic_dec(&q->mr_hit->users);
-}
-
-/* ibpost_mr_uses_put() but for its common case, done inline. */
-void __ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
-			  unsigned int nmr, unsigned int nhit)
-{
-	ibpost_mr_put_users(mrs, nmr);
-	ibpost_mr_hit_put(q, nhit);
-}
-
-/*
- * One SGE counted in @q's hit leaves it for a holder of its own (a dirty
- * READ sink): the hit's MR, with a user counted for that holder.
- */
-struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q)
-{
-	struct ibpost_mr *mr = q->mr_hit;
-
-	lockdep_assert_held(&q->lock);
-	/* Counted before the hit's user can drop: never 0 between. */
-	atomic_inc(&mr->users);
-	ibpost_mr_hit_put(q, 1);
+	ibpost_ring_hit_adopt(q, &mr->use);
 	return mr;
 }
 
@@ -611,8 +559,8 @@ static void ibpost_mr_forget_hit(struct ibpost_queue *q,
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->mr_hit == mr && !WARN_ON_ONCE(q->hit_users))
-		q->mr_hit = NULL;
+	if (q->hit == &mr->use && !WARN_ON_ONCE(q->hit_users))
+		q->hit = NULL;
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
@@ -710,7 +658,7 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	 * A QP that comes up only after this check still gets the late
 	 * -EWOULDBLOCK below.
 	 */
-	if (via && ibpost_mr_qp_up(via) && !atomic_read(&mr->users) &&
+	if (via && ibpost_mr_qp_up(via) && !atomic_read(&mr->use.users) &&
 	    ibpost_mr_cannot_wait(via)) {
 		qpn = via->rqp.qpn;
 		rkey = mr->ibmr->rkey;
@@ -722,13 +670,13 @@ int ibpost_dereg_mr(struct ibpost_mr *mr)
 	WRITE_ONCE(mr->revoked, true);
 	/* Revoke before reading the users: pairs with ibpost_mr_find(). */
 	smp_mb();
-	if (atomic_read(&mr->users)) {
+	if (atomic_read(&mr->use.users)) {
 		ibpost_hook(IBPOST_HOOK_DEREG_BUSY, mr);
 		WRITE_ONCE(mr->revoked, false);
 		spin_unlock_bh(&dev->mr_lock);
 		mutex_unlock(&dev->qp_lock);
 		pr_debug("dereg_mr: posted WRs still use the MR (%d users)\n",
-			 atomic_read(&mr->users));
+			 atomic_read(&mr->use.users));
 		trace_ibpost_mr_dereg(mr, 0, 0, -EBUSY);
 		return -EBUSY;
 	}
@@ -816,12 +764,6 @@ int ibpost_mr_sge(const struct ibpost_mr *mr, const void *addr, u32 length,
 	return __ibpost_mr_sge(mr, addr, length, sge);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_mr_sge, IBPOST_NS);
-
-void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n)
-{
-	while (n--)
-		atomic_dec(&mrs[n]->users);
-}
 
 /*
  * A QP is going away: MRs registered through it can no longer use it.

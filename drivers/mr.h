@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The MR layer: a registered kernel buffer (struct ibpost_mr), its
- * lookup and the counting of its uses by posted WRs.
+ * lookup and the counting of its uses by posted WRs (in the ring's
+ * struct ibpost_ring_use, which the ring releases).
  */
 #ifndef _IBPOST_MR_H
 #define _IBPOST_MR_H
@@ -15,6 +16,7 @@ struct ibpost_dev;
 
 /**
  * struct ibpost_mr - a registered kernel buffer
+ * @use: its uses by posted WRs (first: converting costs nothing)
  * @dev: the device (holds a reference)
  * @node: entry in dev->mrs
  * @buf: the kernel virtual address registered
@@ -30,11 +32,6 @@ struct ibpost_dev;
  * @qp: the QP @ibmr was registered through, while it lives
  * @sg: the scatterlist @ibmr maps
  * @access: IB_ACCESS_* granted
- * @users: SGEs of posted WRs referencing this MR, not yet completed, each
- *         counted here, plus one for each queue with SGEs outstanding
- *         in it as its hit (struct ibpost_queue), plus one for each
- *         dirty READ sink pinning it (sink.c): 0 exactly when no posted
- *         WR references the MR
  * @release_work: releases an MR whose internal WR outlived its waiter
  * @dead: the provider objects are released (by ibpost_dereg_mr() or by
  *        device removal); only the final free is left to do
@@ -43,6 +40,7 @@ struct ibpost_dev;
  *           list, so device removal still finds and releases it.
  */
 struct ibpost_mr {
+	struct ibpost_ring_use use;
 	struct ibpost_dev *dev;
 	struct list_head node;
 	void *buf;
@@ -55,11 +53,18 @@ struct ibpost_mr {
 	struct ibpost_qp *qp;
 	struct scatterlist sg;
 	int access;
-	atomic_t users;
 	struct work_struct release_work;
 	bool dead;
 	bool revoked;
 };
+
+static_assert(offsetof(struct ibpost_mr, use) == 0);
+
+/* The MR whose uses @use counts (a queue's hit, a slot's use array). */
+static inline struct ibpost_mr *ibpost_use_mr(struct ibpost_ring_use *use)
+{
+	return container_of(use, struct ibpost_mr, use);
+}
 
 /* ibpost_mr_sge(), inline for the seed operations' one SGE. */
 static inline int __ibpost_mr_sge(const struct ibpost_mr *mr,
@@ -107,10 +112,10 @@ static __always_inline struct ibpost_mr *
 ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
 {
 	lockdep_assert_held(&q->lock);
-	if (q->hit_users && ibpost_mr_covers(q->mr_hit, sge)) {
+	if (q->hit_users && ibpost_mr_covers(ibpost_use_mr(q->hit), sge)) {
 		q->hit_users++;
 		*hit = true;
-		return q->mr_hit;
+		return ibpost_use_mr(q->hit);
 	}
 	*hit = !q->hit_users;
 	return __ibpost_mr_find(q, sge);
@@ -121,7 +126,7 @@ static __always_inline struct ibpost_mr *
 ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 {
 	lockdep_assert_held(&q->lock);
-	if (q->hit_users && mr == q->mr_hit) {
+	if (q->hit_users && ibpost_use_mr(q->hit) == mr) {
 		q->hit_users++;
 		*hit = true;
 		return mr;
@@ -133,40 +138,7 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 /* mr.c */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge);
-void ibpost_mr_put_users(struct ibpost_mr **mrs, unsigned int n);
-void ibpost_mr_hit_put(struct ibpost_queue *q, unsigned int n);
-void __ibpost_mr_uses_put(struct ibpost_queue *q, struct ibpost_mr **mrs,
-			  unsigned int nmr, unsigned int nhit);
-struct ibpost_mr *ibpost_mr_hit_pin(struct ibpost_queue *q);
 void ibpost_dev_release_mrs(struct ibpost_dev *dev);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
-
-/*
- * ibpost_mr_uses_put()'s common case: @nmr 0, the @nhit SGEs in a hit
- * that keeps other users. Return: whether it was that, and is done.
- */
-static __always_inline bool ibpost_mr_uses_put_hit(struct ibpost_queue *q,
-						   unsigned int nmr,
-						   unsigned int nhit)
-{
-	lockdep_assert_held(&q->lock);
-	if (likely(!nmr && nhit < q->hit_users)) {
-		q->hit_users -= nhit;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Release a WR's MR uses: @nmr listed in @mrs, @nhit in @q's hit. The
- * common case (above) without a call.
- */
-static inline void ibpost_mr_uses_put(struct ibpost_queue *q,
-				      struct ibpost_mr **mrs,
-				      unsigned int nmr, unsigned int nhit)
-{
-	if (!ibpost_mr_uses_put_hit(q, nmr, nhit))
-		__ibpost_mr_uses_put(q, mrs, nmr, nhit);
-}
 
 #endif /* _IBPOST_MR_H */

@@ -180,12 +180,12 @@ static u64 ibpost_sge_total(const struct ib_send_wr *wr)
 
 /*
  * Find (or take from @given) the MR of every SGE of a WR and count its
- * use: in the queue's hit (*@nhit of them), or listed in @mrs with a user
+ * use: in the queue's hit (*@nhit of them), or listed in @uses with a user
  * counted on each (see mr.c). Return: the number listed, or -EINVAL.
  */
 static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 			      int num_sge, struct ibpost_mr **given,
-			      struct ibpost_mr **mrs, u8 *nhit)
+			      struct ibpost_ring_use **uses, u8 *nhit)
 {
 	struct ibpost_mr *mr;
 	int i, n = 0;
@@ -198,7 +198,7 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 		else
 			mr = ibpost_mr_find(q, &sg[i], &hit);
 		if (!mr) {
-			ibpost_mr_uses_put(q, mrs, n, *nhit);
+			ibpost_ring_uses_put(q, uses, n, *nhit);
 			*nhit = 0;
 			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a live MR of this device\n",
 					    i, sg[i].addr, sg[i].length,
@@ -208,7 +208,7 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 		if (hit)
 			(*nhit)++;
 		else
-			mrs[n++] = mr;
+			uses[n++] = &mr->use;
 	}
 	return n;
 }
@@ -227,21 +227,21 @@ ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
 }
 
 /*
- * The MR array of the WR a post loop checks, @inuse slots being taken
+ * The use array of the WR a post loop checks, @inuse slots being taken
  * with the post's WRs before it: the array of the slot it will claim, or
  * the spare one when none is left (an invalid WR is -EINVAL even then).
  */
-static __always_inline struct ibpost_mr **
-ibpost_next_mrs(struct ibpost_queue *q, u32 inuse)
+static __always_inline struct ibpost_ring_use **
+ibpost_next_uses(struct ibpost_queue *q, u32 inuse)
 {
-	return inuse >= q->depth ? q->spare_mrs :
-	       ibpost_slot_mrs(q, &q->slots[q->head & q->mask]);
+	return inuse >= q->depth ? q->spare_uses :
+	       ibpost_slot_uses(q, &q->slots[q->head & q->mask]);
 }
 
 /*
  * ibpost_sges_to_mrs() with its common case inline: one SGE found
- * (ibpost_one_sge_mr(), the queue's hit without a call), the MR array
- * (ibpost_next_mrs(), @inuse) looked at only when the hit is not it. A
+ * (ibpost_one_sge_mr(), the queue's hit without a call), the use array
+ * (ibpost_next_uses(), @inuse) looked at only when the hit is not it. A
  * WR whose one SGE is in no MR is refused by ibpost_sges_to_mrs(), which
  * looks again and names it.
  */
@@ -259,12 +259,12 @@ static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 			*nhit = hit;
 			if (hit)
 				return 0;
-			ibpost_next_mrs(q, inuse)[0] = mr;
+			ibpost_next_uses(q, inuse)[0] = &mr->use;
 			return 1;
 		}
 	}
 	return ibpost_sges_to_mrs(q, sg, num_sge, given,
-				  ibpost_next_mrs(q, inuse), nhit);
+				  ibpost_next_uses(q, inuse), nhit);
 }
 
 /*
@@ -988,7 +988,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 	bool sink, faults;
 	size_t size;
 	u32 used;
-	int nmr;
+	int nuse;
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
@@ -1005,19 +1005,19 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 			p.ret = -EINVAL;
 			break;
 		}
-		nmr = 0;
+		nuse = 0;
 		nhit = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
-			nmr = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge,
-					    mrs, used + p.n, &nhit);
-			if (nmr < 0) {
-				p.ret = nmr;
+			nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge,
+					     mrs, used + p.n, &nhit);
+			if (nuse < 0) {
+				p.ret = nuse;
 				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 				break;
 			}
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_uses_put(q, q->spare_mrs, nmr, nhit);
+			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -1035,13 +1035,14 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 				p.rule = IBPOST_RULE_READ_SINK;
 		}
 		if (p.ret) {
-			ibpost_mr_uses_put(q, ibpost_next_mrs(q, used + p.n),
-					   nmr, nhit);
+			ibpost_ring_uses_put(q,
+					     ibpost_next_uses(q, used + p.n),
+					     nuse, nhit);
 			break;
 		}
 
 		slot = ibpost_send_claim(q, cur, sync, used, p.n);
-		slot->nmr = nmr;
+		slot->nuse = nuse;
 		slot->nhit = nhit;
 		ibpost_stage_send(&p, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */
@@ -1127,7 +1128,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 	const struct ib_recv_wr *cur, *next;
 	bool faults;
 	u32 used;
-	int nmr;
+	int nuse;
 	u8 nhit;
 
 	spin_lock_irqsave(&q->lock, p.flags);
@@ -1152,15 +1153,15 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 			p.rule = IBPOST_RULE_NO_SG_LIST;
 			break;
 		}
-		nmr = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
-				    used + p.n, &nhit);
-		if (nmr < 0) {
-			p.ret = nmr;
+		nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
+				     used + p.n, &nhit);
+		if (nuse < 0) {
+			p.ret = nuse;
 			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
 			break;
 		}
 		if (used + p.n >= q->depth) {
-			ibpost_mr_uses_put(q, q->spare_mrs, nmr, nhit);
+			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -1168,14 +1169,15 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 		}
 		p.ret = ibpost_fault_check(faults);
 		if (p.ret) {
-			ibpost_mr_uses_put(q, ibpost_next_mrs(q, used + p.n),
-					   nmr, nhit);
+			ibpost_ring_uses_put(q,
+					     ibpost_next_uses(q, used + p.n),
+					     nuse, nhit);
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
 		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
 					 true, true);
-		slot->nmr = nmr;
+		slot->nuse = nuse;
 		slot->nhit = nhit;
 		slot->sync = NULL;
 		ibpost_stage_recv(&p, slot, cur);

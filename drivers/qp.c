@@ -235,15 +235,15 @@ void ibpost_free_exact(void *p, size_t size)
 /* WRs one provider call takes at most: the size of a queue's stage. */
 #define IBPOST_STAGE_WRS	32
 
-/* Bytes of @q's slot ring, of its MR arrays, and of its stage. */
+/* Bytes of @q's slot ring, of its use arrays, and of its stage. */
 static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
 {
 	return array_size(q->mask + 1, sizeof(*q->slots));
 }
 
-static size_t ibpost_queue_mrs_size(const struct ibpost_queue *q)
+static size_t ibpost_queue_uses_size(const struct ibpost_queue *q)
 {
-	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->mr_array));
+	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->use_array));
 }
 
 /* Bytes of one WR copy in @q's stage. */
@@ -259,23 +259,23 @@ static size_t ibpost_queue_seed_size(const struct ibpost_queue *q)
 }
 
 /*
- * The stage: the WR copies, the caller's WR of each, and the spare MR
+ * The stage: the WR copies, the caller's WR of each, and the spare use
  * array, all used only under the queue's lock by one post call; then the
  * seed operations' scratch, used under the queue's seed_lock.
  */
 static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
 {
 	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr)) * q->stage_max +
-	       sizeof(*q->spare_mrs) * q->max_sge + ibpost_queue_seed_size(q);
+	       sizeof(*q->spare_uses) * q->max_sge + ibpost_queue_seed_size(q);
 }
 
 static void ibpost_queue_free(struct ibpost_queue *q)
 {
 	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
-	ibpost_free_exact(q->mr_array, ibpost_queue_mrs_size(q));
+	ibpost_free_exact(q->use_array, ibpost_queue_uses_size(q));
 	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
 	q->slots = NULL;
-	q->mr_array = NULL;
+	q->use_array = NULL;
 	q->stage.send = NULL;
 	q->seed_sge = NULL;
 	q->seed_mrs = NULL;
@@ -286,10 +286,11 @@ static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 {
 	q->stage.send = buf;
 	q->stage_wr = buf + ibpost_stage_wr_size(q) * q->stage_max;
-	q->spare_mrs = (struct ibpost_mr **)(q->stage_wr + q->stage_max);
+	q->spare_uses = (struct ibpost_ring_use **)(q->stage_wr +
+						    q->stage_max);
 	spin_lock_init(&q->seed_lock);
 	/* Pointers first, then the 8-byte aligned SGEs. */
-	q->seed_mrs = q->spare_mrs + q->max_sge;
+	q->seed_mrs = (struct ibpost_mr **)(q->spare_uses + q->max_sge);
 	q->seed_sge = (struct ib_sge *)(q->seed_mrs + q->max_sge);
 }
 
@@ -304,11 +305,11 @@ static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	/* No post queues more than @depth WRs: no larger stage is needed. */
 	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
 	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
-	q->mr_array = ibpost_zalloc_exact(ibpost_queue_mrs_size(q));
+	q->use_array = ibpost_zalloc_exact(ibpost_queue_uses_size(q));
 	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
 	if (stage)
 		ibpost_queue_stage_init(q, stage);
-	if (!q->slots || !q->mr_array || !stage) {
+	if (!q->slots || !q->use_array || !stage) {
 		ibpost_queue_free(q);
 		return -ENOMEM;
 	}

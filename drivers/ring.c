@@ -18,10 +18,11 @@
  * completions eventually sees -ENOMEM from posts rather than lost
  * contexts.
  *
- * The ring reads its QP through struct ibpost_ring_qp only. What it calls
- * above itself: the MR use counts of a slot's SGEs (mr.c, directly), and
- * through pointers its clients set, the READ sinks' struct
- * ibpost_ring_ops (sink.c) and a sync WR's orphan release (mr.c).
+ * The ring reads its QP through struct ibpost_ring_qp only, and the
+ * memory a slot's SGEs reference through its struct ibpost_ring_use,
+ * whose count it releases. What it calls above itself, through pointers
+ * its clients set: the READ sinks' struct ibpost_ring_ops (sink.c) and a
+ * sync WR's orphan release (mr.c).
  *
  * Serialization: queue->lock, which every completion handler takes as
  * the post path does, with interrupts disabled (spin_lock_irqsave()),
@@ -69,24 +70,66 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 	}
 }
 
-/* The slow case of ibpost_slot_release(): MR users of its own. */
+/* Drop the users counted in @n entries of @uses. */
+void ibpost_ring_uses_drop(struct ibpost_ring_use **uses, unsigned int n)
+{
+	while (n--)
+		atomic_dec(&uses[n]->users);
+}
+
+/* @n SGEs counted in @q's hit are over; the last drops the queue's user. */
+void ibpost_ring_hit_put(struct ibpost_queue *q, unsigned int n)
+{
+	lockdep_assert_held(&q->lock);
+	if (!n || WARN_ON_ONCE(n > q->hit_users))
+		return;
+	q->hit_users -= n;
+	if (!q->hit_users)
+		atomic_dec(&q->hit->users);
+}
+
+/* ibpost_ring_uses_put() but for its common case, done inline. */
+void __ibpost_ring_uses_put(struct ibpost_queue *q,
+			    struct ibpost_ring_use **uses,
+			    unsigned int nuse, unsigned int nhit)
+{
+	ibpost_ring_uses_drop(uses, nuse);
+	ibpost_ring_hit_put(q, nhit);
+}
+
+/*
+ * One SGE counted in @q's hit leaves it for a holder of its own (a dirty
+ * READ sink): the hit's use, with a user counted for that holder.
+ */
+struct ibpost_ring_use *ibpost_ring_hit_pin(struct ibpost_queue *q)
+{
+	struct ibpost_ring_use *use = q->hit;
+
+	lockdep_assert_held(&q->lock);
+	/* Counted before the hit's user can drop: never 0 between. */
+	atomic_inc(&use->users);
+	ibpost_ring_hit_put(q, 1);
+	return use;
+}
+
+/* The slow case of ibpost_slot_release(): uses of its own. */
 static noinline void __ibpost_slot_release(struct ibpost_queue *q,
 					   struct ibpost_slot *slot)
 {
-	__ibpost_mr_uses_put(q, ibpost_slot_mrs(q, slot), slot->nmr,
-			     slot->nhit);
+	__ibpost_ring_uses_put(q, ibpost_slot_uses(q, slot), slot->nuse,
+			       slot->nhit);
 }
 
 /*
  * The WR of @slot is over, or was not queued: its buffers may go. The
- * slot's MR array is found only when its common case is not met.
+ * slot's use array is found only when its common case is not met.
  */
 static __always_inline void ibpost_slot_release(struct ibpost_queue *q,
 						struct ibpost_slot *slot)
 {
-	if (!ibpost_mr_uses_put_hit(q, slot->nmr, slot->nhit))
+	if (!ibpost_ring_uses_put_hit(q, slot->nuse, slot->nhit))
 		__ibpost_slot_release(q, slot);
-	slot->nmr = 0;
+	slot->nuse = 0;
 	slot->nhit = 0;
 }
 

@@ -2,8 +2,9 @@
 /*
  * The ring engine: a work queue (struct ibpost_queue) with its ring of
  * slots, its staging, signal policy, reclaim and completion bookkeeping,
- * and the helpers on them. It knows the MRs, sinks and QP it points to
- * by name only.
+ * and the helpers on them. It knows the sinks and QP it points to by
+ * name only; of the memory a WR's SGEs reference, only the count of its
+ * uses (struct ibpost_ring_use).
  */
 #ifndef _IBPOST_RING_H
 #define _IBPOST_RING_H
@@ -65,6 +66,23 @@ struct ibpost_sync {
 	void (*orphan_release)(void *orphan);
 };
 
+/**
+ * struct ibpost_ring_use - the uses of one piece of memory by posted WRs
+ * @users: SGEs of posted WRs referencing it, not yet completed, each
+ *         counted here, plus one for each queue with SGEs outstanding in
+ *         it as its hit (struct ibpost_queue), plus one for each other
+ *         holder its owner counts (a dirty READ sink): 0 exactly when no
+ *         posted WR references it
+ *
+ * Embedded in what a client registers (struct ibpost_mr), which finds it
+ * and counts a use when a WR is posted; the ring releases the uses when
+ * the WR is over. The owner only reads the count (dereg: -EBUSY while
+ * not 0); nothing runs when it drops to 0.
+ */
+struct ibpost_ring_use {
+	atomic_t users;
+};
+
 /* slot->state */
 enum ibpost_slot_state {
 	IBPOST_SLOT_FREE,
@@ -91,8 +109,8 @@ enum ibpost_slot_state {
  *              completes it with a flush itself
  * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
  * @spare: 0; with it a claim writes @state and the flags in one store
- * @nmr: number of MRs in the slot's MR array (ibpost_slot_mrs()): those
- *       the WR's SGEs reference outside the queue's hit, users counted
+ * @nuse: entries in the slot's use array (ibpost_slot_uses()): the uses
+ *        the WR's SGEs hold outside the queue's hit, each counted
  * @nhit: the WR's SGEs in the queue's hit, counted in its hit_users
  * @opcode: send queue: the WR's opcode as posted (test builds only, for
  *          the test accessor)
@@ -122,7 +140,7 @@ struct ibpost_slot {
 	u8 synthetic:1;
 	u8 sink:1;
 	u8 spare:4;
-	u8 nmr;
+	u8 nuse;
 	u8 nhit;
 	u8 opcode;
 	u8 wc_status;
@@ -220,8 +238,8 @@ struct ibpost_ring_qp {
  *                not returned yet; read unlocked by a DIRECT poll, which
  *                returns them (ibpost_queue_direct_cb())
  * @stats: counters, shown in debugfs
- * @max_sge: SGEs per WR, the size of each slot's MR array
- * @mr_array: the slots' MR arrays, (@mask + 1) * @max_sge entries
+ * @max_sge: SGEs per WR, the size of each slot's use array
+ * @use_array: the slots' use arrays, (@mask + 1) * @max_sge entries
  * @stage: the copies of one batch of WRs handed to the provider, filled
  *         and posted under @lock (post.c): @stage.send of a send queue,
  *         @stage.recv of a receive queue, @stage_max entries
@@ -230,16 +248,16 @@ struct ibpost_ring_qp {
  * @stage_wr: the caller's WR each copy in @stage was made from
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
- * @spare_mrs: where the MRs of a WR that finds no free slot are looked up
+ * @spare_uses: where the uses of a WR that finds no free slot are counted
  * @seed_lock: serializes the vector seed operations, which build their
  *             SGEs in @seed_sge and @seed_mrs; taken with interrupts
  *             disabled, before @lock
  * @seed_sge: @max_sge SGEs for a vector seed operation
  * @seed_mrs: their MRs
- * @mr_hit: the MR an SGE is looked for first: the last one found while
- *          @hit_users was 0
- * @hit_users: SGEs of posted WRs in @mr_hit; while not 0, the queue holds
- *             one user of @mr_hit for them all, and @mr_hit stays
+ * @hit: the use an SGE is counted in first: the last one adopted while
+ *       @hit_users was 0 (ibpost_ring_hit_adopt())
+ * @hit_users: SGEs of posted WRs in @hit; while not 0, the queue holds
+ *             one user of @hit for them all, and @hit stays
  * @is_send: this is the send queue
  * @ops: set by the client that marks slots (sink.c), or NULL
  * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
@@ -287,18 +305,18 @@ struct ibpost_queue {
 	u32 nr_synthetic;
 	struct ibpost_stats stats;
 	u32 max_sge;
-	struct ibpost_mr **mr_array;
+	struct ibpost_ring_use **use_array;
 	union {
 		union ibpost_send_copy *send;
 		struct ib_recv_wr *recv;
 	} stage;
 	const void **stage_wr;
 	u32 stage_max;
-	struct ibpost_mr **spare_mrs;
+	struct ibpost_ring_use **spare_uses;
 	spinlock_t seed_lock;	/* see the kernel-doc above */
 	struct ib_sge *seed_sge;
 	struct ibpost_mr **seed_mrs;
-	struct ibpost_mr *mr_hit;
+	struct ibpost_ring_use *hit;
 	u32 hit_users;
 	bool is_send;
 	const struct ibpost_ring_ops *ops;
@@ -342,11 +360,66 @@ static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
 	return slot;
 }
 
-/* The MR array of @slot, a slot of @q's ring. */
-static inline struct ibpost_mr **ibpost_slot_mrs(const struct ibpost_queue *q,
-						 const struct ibpost_slot *slot)
+/* The use array of @slot, a slot of @q's ring. */
+static inline struct ibpost_ring_use **
+ibpost_slot_uses(const struct ibpost_queue *q, const struct ibpost_slot *slot)
 {
-	return &q->mr_array[(size_t)(slot - q->slots) * q->max_sge];
+	return &q->use_array[(size_t)(slot - q->slots) * q->max_sge];
+}
+
+/*
+ * A queue's hit: while SGEs of posted WRs are counted in @q->hit_users,
+ * the queue holds one user of @q->hit for them all, so a further SGE in
+ * it is counted under @q->lock with no atomic operation or barrier, and
+ * the owner sees that user as it would see each WR's. The hit changes
+ * only when none of its SGEs is outstanding: an SGE elsewhere meanwhile
+ * counts a user of its own, listed in its slot's use array. So an SGE
+ * counted in hit_users is always in the hit of its release.
+ *
+ * ibpost_ring_hit_adopt(): @use, with a user counted for the SGE at hand,
+ * becomes @q's hit when the old one has no SGE outstanding; that user
+ * becomes the queue's and the SGE is counted in the hit.
+ */
+static inline void ibpost_ring_hit_adopt(struct ibpost_queue *q,
+					 struct ibpost_ring_use *use)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->hit_users)
+		return;
+	q->hit = use;
+	q->hit_users = 1;
+}
+
+/*
+ * ibpost_ring_uses_put()'s common case: @nuse 0, the @nhit SGEs in a hit
+ * that keeps other users. Return: whether it was that, and is done.
+ */
+static __always_inline bool ibpost_ring_uses_put_hit(struct ibpost_queue *q,
+						     unsigned int nuse,
+						     unsigned int nhit)
+{
+	lockdep_assert_held(&q->lock);
+	if (likely(!nuse && nhit < q->hit_users)) {
+		q->hit_users -= nhit;
+		return true;
+	}
+	return false;
+}
+
+void __ibpost_ring_uses_put(struct ibpost_queue *q,
+			    struct ibpost_ring_use **uses,
+			    unsigned int nuse, unsigned int nhit);
+
+/*
+ * Release a WR's uses: @nuse listed in @uses, @nhit in @q's hit. The
+ * common case (above) without a call.
+ */
+static inline void ibpost_ring_uses_put(struct ibpost_queue *q,
+					struct ibpost_ring_use **uses,
+					unsigned int nuse, unsigned int nhit)
+{
+	if (!ibpost_ring_uses_put_hit(q, nuse, nhit))
+		__ibpost_ring_uses_put(q, uses, nuse, nhit);
 }
 
 #ifdef IBPOST_TEST_HOOKS
@@ -391,6 +464,9 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibpost_ring_uses_drop(struct ibpost_ring_use **uses, unsigned int n);
+void ibpost_ring_hit_put(struct ibpost_queue *q, unsigned int n);
+struct ibpost_ring_use *ibpost_ring_hit_pin(struct ibpost_queue *q);
 
 /* comp.c */
 void ibpost_queue_release_done(struct ibpost_queue *q);

@@ -76,7 +76,7 @@ static void ibpost_sink_held_free(struct ibpost_sink_held *h)
 {
 	if (h->mr)
 		ib_dereg_mr(h->mr);
-	ibpost_mr_put_users(&h->pin, h->pin ? 1 : 0);
+	ibpost_ring_uses_drop(&h->pin, h->pin ? 1 : 0);
 	kfree(h);
 }
 
@@ -123,7 +123,7 @@ static void ibpost_sink_work(struct work_struct *work)
 	struct ibpost_queue *q = container_of(work, struct ibpost_queue,
 					      sink_work);
 	struct ibpost_sink_held *h;
-	struct ibpost_mr *pin;
+	struct ibpost_ring_use *pin;
 	struct ib_mr *old, *mr;
 	bool dirty, held;
 	u32 i, pos;
@@ -167,7 +167,7 @@ static void ibpost_sink_work(struct work_struct *work)
 			q->sinks_held = h;
 			continue;
 		}
-		ibpost_mr_put_users(&pin, pin ? 1 : 0);
+		ibpost_ring_uses_drop(&pin, pin ? 1 : 0);
 	}
 	ibpost_sinks_held_reap(q);
 }
@@ -244,7 +244,7 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 
 		if (s->mr)
 			ib_dereg_mr(s->mr);
-		ibpost_mr_put_users(&s->pin, s->pin ? 1 : 0);
+		ibpost_ring_uses_drop(&s->pin, s->pin ? 1 : 0);
 	}
 	ibpost_free_exact(q->sinks, array_size(q->mask + 1, sizeof(*q->sinks)));
 	q->sinks = NULL;
@@ -266,7 +266,7 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
 	struct ibpost_sink *s = &q->sinks[slot - q->slots];
 
 	lockdep_assert_held(&q->lock);
-	if (WARN_ON_ONCE(s->dirty || slot->nmr + slot->nhit != 1))
+	if (WARN_ON_ONCE(s->dirty || slot->nuse + slot->nhit != 1))
 		return;
 	s->dirty = true;
 	s->held = reg_queued;
@@ -276,8 +276,9 @@ void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
 		q->held_wait = true;
 	}
 	/* The pin counts a user of its own, past the slot's release. */
-	s->pin = slot->nhit ? ibpost_mr_hit_pin(q) : ibpost_slot_mrs(q, slot)[0];
-	slot->nmr = 0;
+	s->pin = slot->nhit ? ibpost_ring_hit_pin(q) :
+			       ibpost_slot_uses(q, slot)[0];
+	slot->nuse = 0;
 	slot->nhit = 0;
 	slot->sink = false;
 	queue_work(ibpost_wq, &q->sink_work);

@@ -24,7 +24,7 @@
  *        a later send WR succeeded or the provider's QP is destroyed
  * @held_pos: then, the ring position of the READ refused
  * @inv_key: the key the last READ posted with this sink invalidates
- * @pin: the READ's MR, kept in use until then
+ * @pin: the use of the READ's MR, kept until then
  */
 struct ibpost_sink {
 	struct ib_mr *mr;
@@ -36,7 +36,7 @@ struct ibpost_sink {
 	bool held;
 	u32 held_pos;
 	u32 inv_key;
-	struct ibpost_mr *pin;
+	struct ibpost_ring_use *pin;
 };
 
 /*
@@ -47,7 +47,7 @@ struct ibpost_sink {
 struct ibpost_sink_held {
 	struct ibpost_sink_held *next;
 	struct ib_mr *mr;
-	struct ibpost_mr *pin;
+	struct ibpost_ring_use *pin;
 	u32 pos;
 };
 

@@ -6,8 +6,9 @@
  * provider hands them. What it must hold on its own: the free-running
  * positions wrap at 2^32, a signaled send's completion reclaims the
  * unsignaled sends before it, a completion with no consumer callback is
- * parked until taken, and every context comes back exactly once, whether
- * its completion came from the provider, from a flush, or twice.
+ * parked until taken, every context comes back exactly once, whether
+ * its completion came from the provider, from a flush, or twice, and the
+ * uses a WR's SGEs hold are released once, however the WR ends.
  */
 #include <linux/bitmap.h>
 #include <linux/module.h>
@@ -49,7 +50,7 @@ static void ring_env_free(void *data)
 	struct ring_env *e = data;
 
 	kfree(e->q.slots);
-	kfree(e->q.mr_array);
+	kfree(e->q.use_array);
 	kfree(e->ibqp);
 	kfree(e->ibdev);
 }
@@ -70,10 +71,10 @@ static struct ring_env *ring_env_new(struct kunit *test, bool send,
 	e->ibqp = kzalloc(sizeof(*e->ibqp), GFP_KERNEL);
 	q = &e->q;
 	q->slots = kcalloc(RING_SLOTS, sizeof(*q->slots), GFP_KERNEL);
-	q->mr_array = kcalloc(RING_SLOTS, sizeof(*q->mr_array), GFP_KERNEL);
+	q->use_array = kcalloc(RING_SLOTS, sizeof(*q->use_array), GFP_KERNEL);
 	ibpost_test_defer(test, ring_env_free, e);
 	KUNIT_ASSERT_TRUE(test,
-			  e->ibdev && e->ibqp && q->slots && q->mr_array);
+			  e->ibdev && e->ibqp && q->slots && q->use_array);
 	e->ibqp->device = e->ibdev;
 	e->cq.device = e->ibdev;
 	e->cq.cq_context = q;
@@ -84,7 +85,7 @@ static struct ring_env *ring_env_new(struct kunit *test, bool send,
 	/* The owner handed to the callback is the environment itself. */
 	ibpost_test_ring_init(q, (struct ibpost_qp *)e, &e->rqp, send,
 			      callback ? ring_done : NULL, &e->cq, q->slots,
-			      q->mr_array, RING_SLOTS, pos);
+			      q->use_array, RING_SLOTS, pos);
 	return e;
 }
 
@@ -120,6 +121,39 @@ static void ring_complete(struct ring_env *e, struct ibpost_slot *slot,
 	};
 
 	slot->cqe.done(&e->cq, &wc);
+}
+
+/*
+ * Claim the slot at the head for @ctx with one SGE's use of @use counted
+ * as a post counts it: in the queue's hit when the hit has other SGEs in
+ * it or none at all (then @use becomes the hit), else listed in the
+ * slot's use array with a user of its own.
+ */
+static struct ibpost_slot *ring_claim_use(struct ring_env *e, unsigned long ctx,
+					  bool signaled,
+					  struct ibpost_ring_use *use)
+{
+	struct ibpost_queue *q = &e->q;
+	struct ibpost_slot *slot;
+	unsigned long flags;
+
+	slot = ring_claim(e, ctx, signaled);
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->hit_users && q->hit == use) {
+		q->hit_users++;
+		slot->nhit = 1;
+	} else {
+		atomic_inc(&use->users);
+		if (!q->hit_users) {
+			ibpost_ring_hit_adopt(q, use);
+			slot->nhit = 1;
+		} else {
+			ibpost_slot_uses(q, slot)[0] = use;
+			slot->nuse = 1;
+		}
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return slot;
 }
 
 static u32 ring_in_use(struct ring_env *e)
@@ -249,11 +283,63 @@ static void ibpost_ring_exactly_once_under_flush(struct kunit *test)
 				    "context %lu", ctx);
 }
 
+/*
+ * Two pieces of memory, their uses counted by posted sends in the
+ * queue's hit and in the slots' use arrays: each released exactly once,
+ * whether the WR was reclaimed, completed, flushed or not queued after
+ * all (a refused post's claims undone).
+ */
+static void ibpost_ring_uses_released_once(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0);
+	struct ibpost_ring_use a = { .users = ATOMIC_INIT(0) };
+	struct ibpost_ring_use b = { .users = ATOMIC_INIT(0) };
+	struct ibpost_slot *slot;
+
+	/* 0 and 1 in a, the hit (one user for both); 2 in b, listed. */
+	ring_claim_use(e, 0, false, &a);
+	ring_claim_use(e, 1, false, &a);
+	slot = ring_claim_use(e, 2, true, &b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.users), 1);
+	KUNIT_EXPECT_EQ(test, e->q.hit_users, 2U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.users), 1);
+	KUNIT_EXPECT_EQ(test, slot->nuse, 1);
+	/* 2's completion reclaims 0 and 1: every use released. */
+	ring_complete(e, slot, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.users), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.users), 0);
+	KUNIT_EXPECT_EQ(test, e->q.hit_users, 0U);
+
+	/* b the hit now, a listed; a refused post's claims undone. */
+	ring_claim_use(e, 3, false, &b);
+	ring_claim_use(e, 4, false, &a);
+	ring_claim_use(e, 5, false, &b);
+	KUNIT_EXPECT_PTR_EQ(test, e->q.hit, &b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.users), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.users), 1);
+	ibpost_test_ring_unclaim(&e->q, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.users), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.users), 1);
+	KUNIT_EXPECT_EQ(test, e->q.hit_users, 1U);
+
+	/* What is left comes back flushed, its uses released. */
+	ring_claim_use(e, 6, false, &a);
+	ibpost_test_ring_flush(&e->q);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.users), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.users), 0);
+	KUNIT_EXPECT_EQ(test, e->q.hit_users, 0U);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 0U);
+	KUNIT_EXPECT_EQ(test, e->calls, 1 + 2);
+	KUNIT_EXPECT_EQ(test, e->flushed, 2);
+	KUNIT_EXPECT_EQ(test, e->dups, 0);
+}
+
 static struct kunit_case ibpost_ring_cases[] = {
 	KUNIT_CASE(ibpost_ring_wraps_at_u32),
 	KUNIT_CASE(ibpost_ring_error_returns_unsignaled),
 	KUNIT_CASE(ibpost_ring_parks_without_callback),
 	KUNIT_CASE(ibpost_ring_exactly_once_under_flush),
+	KUNIT_CASE(ibpost_ring_uses_released_once),
 	{}
 };
 
