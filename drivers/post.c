@@ -57,6 +57,7 @@
 #include <linux/module.h>
 #include "ibpost_internal.h"
 #include "ibpost_trace.h"
+#include "ring_trace.h"
 
 #define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
 			   IB_SEND_FENCE | IB_SEND_SOLICITED)

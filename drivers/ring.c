@@ -35,8 +35,9 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "ibpost_internal.h"
-#include "ibpost_trace.h"
+#include <rdma/ibpost.h>
+#include "ring.h"
+#include "ring_trace.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
 

@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 #include "ibpost_base.h"
 
+struct ibpost_comp;
 struct ibpost_mr;
 struct ibpost_qp;
 struct ibpost_sink;

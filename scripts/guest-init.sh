@@ -222,7 +222,7 @@ trace_stop() {
 }
 
 # Follow one send WR by its completion id through the trace lines of file
-# $1 (see drivers/ibpost_trace.h): the last ibpost_post_send event that
+# $1 (see drivers/ring_trace.h): the last ibpost_post_send event that
 # also matches the extended regex $2 names the CQ, the first cid and how
 # many WRs it queued; its last WR (cid first + posted - 1) must have
 # exactly one event that ends it, with the same dev.id, cq.id, cid and
