@@ -108,7 +108,7 @@ struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
  * MR found while the hit has no users becomes the hit. (No address of the
  * caller's goes to the call: @hit can stay in a register.)
  */
-static __always_inline struct ibpost_mr *
+static inline struct ibpost_mr *
 ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
 {
 	lockdep_assert_held(&q->lock);
@@ -122,7 +122,7 @@ ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
 }
 
 /* The same for an MR a post names itself (the seed operations). */
-static __always_inline struct ibpost_mr *
+static inline struct ibpost_mr *
 ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 {
 	lockdep_assert_held(&q->lock);

@@ -50,6 +50,19 @@
  * exit, over everything posted meanwhile, as it does for raw ib_post_send()
  * callers. The completion side takes the lock the same way, with
  * interrupts disabled; it never runs in hard interrupt context.
+ *
+ * Forced inlining: the post loop is built from the small helpers below,
+ * and GCC left several of them out of line, each a call and a frame per
+ * WR. Each __always_inline here names its group. Instructions per WR
+ * inside the post call (IBPOST_BENCH_ICOUNT=1, Linux 6.12, 64 B
+ * SEND/WRITE/READ; one-WR posts, then chains of 32) with one group left
+ * to GCC, the others forced: the checks (SGE to MR, opcode table, chain
+ * length) 694/666/697 and 346/353/392; the submission (begin, staged
+ * batches, the provider call, trace, end) 771/740/774 and 331/336/378;
+ * the staging (WR copies, slot claim) 705/686/716 and 364/373/410;
+ * against 653/636/668 and 317/321/359 with all forced. A helper whose
+ * forcing changed no code (GCC inlined it, or kept it out of line, on
+ * its own) is plain static inline or static, the cold paths included.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -218,6 +231,7 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
  * The MR of a WR's one SGE @sge (@given: the seed operations' MR), its
  * use counted (*@hit: in the queue's hit), as ibpost_sges_to_mrs() finds
  * it; NULL, with nothing counted, when there is none.
+ * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline struct ibpost_mr *
 ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
@@ -231,6 +245,7 @@ ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
  * The use array of the WR a post loop checks, @inuse slots being taken
  * with the post's WRs before it: the array of the slot it will claim, or
  * the spare one when none is left (an invalid WR is -EINVAL even then).
+ * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline struct ibpost_ring_use **
 ibpost_next_uses(struct ibpost_queue *q, u32 inuse)
@@ -245,6 +260,7 @@ ibpost_next_uses(struct ibpost_queue *q, u32 inuse)
  * (ibpost_next_uses(), @inuse) looked at only when the hit is not it. A
  * WR whose one SGE is in no MR is refused by ibpost_sges_to_mrs(), which
  * looks again and names it.
+ * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 					 const struct ib_sge *sg, int num_sge,
@@ -402,6 +418,7 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
  * Whether @qp's table (ibpost_send_fast_init()) passes @wr: a common SEND,
  * WRITE or READ passes in a few loads and compares; any other WR, and one
  * the table does not pass, is checked in full (ibpost_send_check()).
+ * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline bool ibpost_send_table_passes(struct ibpost_qp *qp,
 						     const struct ib_send_wr *wr)
@@ -415,7 +432,10 @@ static __always_inline bool ibpost_send_table_passes(struct ibpost_qp *qp,
 	       (op != IB_WR_RDMA_READ || READ_ONCE(qp->ord));
 }
 
-/* ibpost_send_check(), for a WR the table passes without it. */
+/*
+ * ibpost_send_check(), for a WR the table passes without it.
+ * Forced inline: the checks group (see the head of this file).
+ */
 static __always_inline enum ibpost_rule
 ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		       bool internal, size_t *size)
@@ -432,7 +452,7 @@ ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
  * queue lock, before the provider sees the chain: once it has, the queued
  * prefix may complete and the consumer free it.
  */
-static noinline u32 __ibpost_chain_len(const void *wr, bool send)
+static u32 __ibpost_chain_len(const void *wr, bool send)
 {
 	u32 n = 0;
 
@@ -442,7 +462,10 @@ static noinline u32 __ibpost_chain_len(const void *wr, bool send)
 	return n;
 }
 
-/* The same, 0 while the post events are off: no call then. */
+/*
+ * The same, 0 while the post events are off: no call then.
+ * Forced inline: the checks group (see the head of this file).
+ */
 static __always_inline u32 ibpost_chain_len(const void *wr, bool send)
 {
 	if (!(send ? trace_ibpost_post_send_enabled() :
@@ -533,9 +556,9 @@ static u32 ibpost_send_refused(struct ibpost_post *p,
  * The provider refused the staged batch of @m at its WR @sbad (send) or
  * @rbad (receive). Return: the WRs it queued before that one.
  */
-static noinline u32 ibpost_provider_refused(struct ibpost_post *p, u32 m,
-					    const struct ib_send_wr *sbad,
-					    const struct ib_recv_wr *rbad)
+static u32 ibpost_provider_refused(struct ibpost_post *p, u32 m,
+				   const struct ib_send_wr *sbad,
+				   const struct ib_recv_wr *rbad)
 {
 	struct ibpost_queue *q = p->q;
 	u32 done;
@@ -552,6 +575,7 @@ static noinline u32 ibpost_provider_refused(struct ibpost_post *p, u32 m,
 /*
  * Hand the first @m copies of the stage to the provider. Return: 0 or the
  * provider's error, with *@done the WRs it queued.
+ * Forced inline: the submission group (see the head of this file).
  */
 static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
 						u32 *done)
@@ -625,6 +649,7 @@ static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 	return -EIO;
 }
 #else
+/* Forced inline: the submission group (see the head of this file). */
 static __always_inline int ibpost_submit_hooked(struct ibpost_post *p, u32 m,
 						u32 *done)
 {
@@ -684,8 +709,8 @@ static void ibpost_submit_refused(struct ibpost_post *p, u32 m, u32 done,
  * rest of an ending iWARP connection, or release the slots from the
  * refused WR on, @p saying which caller's WR and why.
  */
-static noinline void ibpost_submit_error(struct ibpost_post *p, u32 m,
-					 u32 done, int pret)
+static void ibpost_submit_error(struct ibpost_post *p, u32 m,
+				u32 done, int pret)
 {
 	struct ibpost_qp *qp = p->qp;
 	struct ibpost_queue *q = p->q;
@@ -726,6 +751,7 @@ static noinline void ibpost_submit_error(struct ibpost_post *p, u32 m,
  * one to the provider, or to the flush worker when the QP is in ERR. On a
  * refusal, the slots from the refused WR on are released, and @p says
  * which caller's WR and why (ibpost_submit_error()).
+ * Forced inline: the submission group (see the head of this file).
  */
 static __always_inline void ibpost_submit(struct ibpost_post *p)
 {
@@ -763,6 +789,7 @@ static __always_inline void ibpost_submit(struct ibpost_post *p)
 /*
  * After the loop staged the chain's WR @n - 1 (its next one: @next): a
  * full stage goes to the provider before the next WR is staged.
+ * Forced inline: the submission group (see the head of this file).
  */
 static __always_inline void ibpost_post_staged(struct ibpost_post *p,
 					       const void *next)
@@ -771,7 +798,10 @@ static __always_inline void ibpost_post_staged(struct ibpost_post *p,
 		ibpost_submit(p);
 }
 
-/* The checks before a chain's first WR, q->lock held. */
+/*
+ * The checks before a chain's first WR, q->lock held.
+ * Forced inline: the submission group (see the head of this file).
+ */
 static __always_inline void ibpost_post_begin(struct ibpost_post *p,
 					      const void *wr)
 	__must_hold(&p->q->lock)
@@ -797,6 +827,7 @@ static __always_inline void ibpost_post_begin(struct ibpost_post *p,
  * The post's trace events, q->lock held: so a post event precedes the
  * completion events of the WRs it queued, and the refused WR (the
  * caller's, not queued) may still be read.
+ * Forced inline: the submission group (see the head of this file).
  */
 static __always_inline void ibpost_post_trace(const struct ibpost_post *p,
 					      u32 posted)
@@ -824,6 +855,7 @@ static __always_inline void ibpost_post_trace(const struct ibpost_post *p,
  * what was queued, trace the post, release q->lock (taken by the loop),
  * and set the caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr
  * was refused.
+ * Forced inline: the submission group (see the head of this file).
  */
 static __always_inline int ibpost_post_end(struct ibpost_post *p,
 					   const void *stop,
@@ -856,6 +888,7 @@ static __always_inline int ibpost_post_end(struct ibpost_post *p,
  * Stage the caller's send WR @wr, checked, in @slot, claimed: a copy of
  * its @size bytes that carries ibpost's wr_cqe and signal, chained behind
  * the batch's last.
+ * Forced inline: the staging group (see the head of this file).
  */
 static __always_inline void __ibpost_stage_send(struct ibpost_qp *qp,
 						struct ibpost_queue *q, u32 i,
@@ -902,7 +935,10 @@ static __always_inline void __ibpost_stage_send(struct ibpost_qp *qp,
 		q->stage.send[i - 1].send.next = ibpost_sink_head(q, slot, copy);
 }
 
-/* The same for the WR @p->n - @p->off of a post loop's batch. */
+/*
+ * The same for the WR @p->n - @p->off of a post loop's batch.
+ * Forced inline: the staging group (see the head of this file).
+ */
 static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 					      struct ibpost_slot *slot,
 					      const struct ib_send_wr *wr,
@@ -912,9 +948,9 @@ static __always_inline void ibpost_stage_send(struct ibpost_post *p,
 }
 
 /* The same for the caller's receive WR @wr. */
-static __always_inline void __ibpost_stage_recv(struct ibpost_queue *q, u32 i,
-						struct ibpost_slot *slot,
-						const struct ib_recv_wr *wr)
+static inline void __ibpost_stage_recv(struct ibpost_queue *q, u32 i,
+				       struct ibpost_slot *slot,
+				       const struct ib_recv_wr *wr)
 {
 	struct ib_recv_wr *copy = &q->stage.recv[i];
 
@@ -926,6 +962,7 @@ static __always_inline void __ibpost_stage_recv(struct ibpost_queue *q, u32 i,
 		q->stage.recv[i - 1].next = copy;
 }
 
+/* Forced inline: the staging group (see the head of this file). */
 static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
 					      struct ibpost_slot *slot,
 					      const struct ib_recv_wr *wr)
@@ -938,6 +975,7 @@ static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
  * slots were in use before the post): decide whether it is posted
  * signaled (see the head of this file) and keep the queue's count of
  * unsignaled WRs, which a refusal restores from the slot.
+ * Forced inline: the staging group (see the head of this file).
  */
 static __always_inline struct ibpost_slot *
 ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
@@ -973,8 +1011,9 @@ ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
  * The body of ibpost_post_send_mrs(), for a chain of one WR (@one: the
  * compiler drops the loop's batch steps) or of any length. Forced inline
  * so that each gets its own copy of the one source: with one copy, a
- * one-WR post took 671-709 instructions (IBPOST_BENCH_ICOUNT=1, 6.12,
- * SEND/WRITE/READ of 64 B), with two 636-669.
+ * one-WR post took 712/681/715 instructions (IBPOST_BENCH_ICOUNT=1, 6.12,
+ * SEND/WRITE/READ of 64 B; the seed operations 50 more), with two
+ * 653/636/668; chains did not change.
  */
 static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 					      const struct ib_send_wr *wr,

@@ -395,9 +395,9 @@ static inline void ibpost_ring_hit_adopt(struct ibpost_queue *q,
  * ibpost_ring_uses_put()'s common case: @nuse 0, the @nhit SGEs in a hit
  * that keeps other users. Return: whether it was that, and is done.
  */
-static __always_inline bool ibpost_ring_uses_put_hit(struct ibpost_queue *q,
-						     unsigned int nuse,
-						     unsigned int nhit)
+static inline bool ibpost_ring_uses_put_hit(struct ibpost_queue *q,
+					    unsigned int nuse,
+					    unsigned int nhit)
 {
 	lockdep_assert_held(&q->lock);
 	if (likely(!nuse && nhit < q->hit_users)) {
