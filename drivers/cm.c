@@ -111,7 +111,7 @@ static void ibpost_cm_sync_state(struct ibpost_qp *qp,
 	struct ib_qp_init_attr init;
 
 	lockdep_assert_held(&qp->mutex);
-	if (!qp->rqp.ibqp || qp->dead)
+	if (!qp->rqp.ibqp || qp->rqp.dead)
 		return;
 	/*
 	 * The consumer moved the QP to RESET (it starts in INIT): it holds

@@ -167,7 +167,7 @@ void ibpost_flush_work(struct work_struct *work)
 		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);
 	if (!ibpost_queue_direct_cb(&qp->rq))
 		ibpost_queue_finish_synthetic(&qp->rq, U32_MAX);
-	ibpost_sq_reclaim_retired(qp);
+	ibpost_ring_reclaim_retired(&qp->sq);
 }
 
 /*

@@ -127,7 +127,7 @@ static int ibpost_marker_drain(struct ibpost_qp *qp, bool send)
 }
 
 /*
- * Under qp->mutex, with qp->dead set or the QP known to be in ERR, so no
+ * Under qp->mutex, with qp->rqp.dead set or the QP known to be in ERR, so no
  * post reaches the provider beside the markers. Callbacks run meanwhile.
  * Traced as ibpost_drain_start and ibpost_drain_end (each queue's
  * outcome). Return: true when both queues drained.
@@ -159,59 +159,4 @@ bool ibpost_drain(struct ibpost_qp *qp)
 			   qp->rqp.ibqp->qp_num, sq ? "stuck" : "ok",
 			   rq ? "stuck" : "ok");
 	return !sq && !rq;
-}
-
-/**
- * ibpost_sq_reclaim_retired - free the slots of sends that succeeded before ERR
- * @qp: a QP ibpost knows to be in ERR, from its flush worker
- *
- * An unsignaled send WR that the provider retired before the QP went to
- * ERR gets no completion, and the WRs posted in ERR, flushed by ibpost
- * itself, reclaim nothing: its slot would stay taken until RESET, and a
- * QP in ERR, which takes WRs and flushes each, would run out of slots.
- * So a send marker is posted behind it, in the ring's order (under the
- * queue's lock); when it comes back, every earlier WR the provider
- * flushed has come back too, and those still posted succeeded
- * (ibpost_sq_reclaim_done()). One marker at a time, and only while the
- * provider's queue and CQ keep the entry the drain marker needs: fewer
- * WRs with it than the depth. Never while a drain is on its way
- * (@qp->dead, @qp->sq.reclaim_blocked), which reclaims them itself and
- * after whose marker a RESET could discard this one unanswered. RC only:
- * ibpost may see ERR (an error completion) before the provider's QP is
- * in it, so the marker may really run: a zero-length WRITE does no harm,
- * where a UD marker, a SEND to the QP itself, could take one of the
- * consumer's receives. Not on iWARP: siw completes a WR posted while it
- * is still flushing its queue (after a connection loss) at once, ahead
- * of the earlier WRs' flushes, and those would be taken as succeeded.
- *
- * Context: Process context (the flush worker).
- */
-void ibpost_sq_reclaim_retired(struct ibpost_qp *qp)
-{
-	struct ibpost_queue *q = &qp->sq;
-	unsigned long flags;
-	u32 pos, posted = 0;
-	bool held = false;
-
-	spin_lock_irqsave(&q->lock, flags);
-	if (qp->sq.reclaim_posted || qp->sq.reclaim_blocked || qp->dead ||
-	    READ_ONCE(qp->rqp.state) != IB_QPS_ERR ||
-	    qp->attr.qp_type != IB_QPT_RC || ibpost_dev_iwarp(qp->dev))
-		goto out;
-	for (pos = q->tail; pos != q->head; pos++) {
-		const struct ibpost_slot *s = &q->slots[pos & q->mask];
-
-		if (s->state != IBPOST_SLOT_POSTED || s->synthetic)
-			continue;
-		posted++;
-		held |= !s->signaled;
-	}
-	if (!held || posted >= q->depth)
-		goto out;
-	qp->sq.reclaim_end = q->head;
-	qp->sq.reclaim_posted = true;
-	if (ibpost_send_marker(qp, &qp->sq.reclaim_cqe[qp->sq.reclaim_gen]))
-		qp->sq.reclaim_posted = false;
-out:
-	spin_unlock_irqrestore(&q->lock, flags);
 }

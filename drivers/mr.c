@@ -418,7 +418,7 @@ struct ibpost_mr *__ibpost_reg_remote(struct ibpost_qp *qp, void *buf,
 
 	/* Invalidated through @qp at dereg, unless @qp is torn down first. */
 	mutex_lock(&dev->qp_lock);
-	if (mr->dead || READ_ONCE(qp->dead)) {
+	if (mr->dead || READ_ONCE(qp->rqp.dead)) {
 		mutex_unlock(&dev->qp_lock);
 		ret = -ENODEV;
 		goto out_destroy;
@@ -581,7 +581,7 @@ static void ibpost_mr_forget_hits(struct ibpost_dev *dev,
 /* Whether an MR's rkey is invalidated through @qp: it is connected. */
 static bool ibpost_mr_qp_up(struct ibpost_qp *qp)
 {
-	return !READ_ONCE(qp->dead) && READ_ONCE(qp->rqp.state) == IB_QPS_RTS;
+	return !READ_ONCE(qp->rqp.dead) && READ_ONCE(qp->rqp.state) == IB_QPS_RTS;
 }
 
 /*

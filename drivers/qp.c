@@ -882,7 +882,7 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 	trace_ibpost_qp_destroy(qp);
 	/* No post reaches the provider after this. */
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	qp->dead = true;
+	qp->rqp.dead = true;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	ibpost_rq_barrier(qp);
 	/* WRs posted in ERR before that: returned flushed. */
@@ -970,47 +970,6 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 
 /*
- * Keep the flush worker from posting a reclaim marker (drain.c) while a
- * move to RESET drains the QP, from before it enters ERR until the
- * provider's QP is in RESET (or the move failed). Return: whether this
- * call blocked it (a RESET nested in a callback of the drain's own
- * polling finds it blocked, and leaves it so).
- */
-static bool ibpost_reclaim_block(struct ibpost_qp *qp)
-{
-	bool mine;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	mine = !qp->sq.reclaim_blocked;
-	qp->sq.reclaim_blocked = true;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	return mine;
-}
-
-/*
- * After a move to RESET (@reset) or a failed one, ending the block of
- * @mine (ibpost_reclaim_block()). A reclaim marker RESET found with the
- * provider was discarded, or its completion waits in the CQ (until the
- * next drain's marker at the latest): the next marker is posted on the
- * other completion entry, and that one's completion is ignored.
- */
-static void ibpost_reclaim_unblock(struct ibpost_qp *qp, bool mine,
-				   bool reset)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (reset && qp->sq.reclaim_posted) {
-		qp->sq.reclaim_posted = false;
-		qp->sq.reclaim_gen ^= 1;
-	}
-	if (mine)
-		qp->sq.reclaim_blocked = false;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-}
-
-/*
  * On the way to RESET: move the QP to ERR and drain it,
  * so that every outstanding context comes back (IB_WC_WR_FLUSH_ERR), then
  * leave the ring empty for a later RESET->RTS. Posts meanwhile are flushed
@@ -1091,7 +1050,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	 * completions: return every outstanding context first, flushed.
 	 */
 	if (to_reset && qp->rqp.state != IB_QPS_RESET && qp->left_reset) {
-		blocked = ibpost_reclaim_block(qp);
+		blocked = ibpost_ring_reclaim_block(&qp->sq);
 		ret = ibpost_qp_flush_outstanding(qp);
 		if (ret)
 			goto out_unblock;
@@ -1114,7 +1073,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	ibpost_set_state(qp, attr->qp_state);
 out_unblock:
 	if (to_reset)
-		ibpost_reclaim_unblock(qp, blocked, !ret);
+		ibpost_ring_reclaim_unblock(&qp->sq, blocked, !ret);
 out_unlock:
 	if (!nested)
 		mutex_unlock(&qp->mutex);

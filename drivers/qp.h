@@ -61,7 +61,6 @@ struct ibpost_send_fast {
  * @sq: the send queue
  * @rq: the receive queue
  * @flush_work: completes synthetic (ERR-state) WRs
- * @dead: the device is gone: posts fail with -ENODEV
  * @left_reset: the QP was moved out of RESET at least once
  * @ord: RC: the READs and atomics it may have outstanding as initiator
  *       (its max_rd_atomic, or on iWARP the ORD its connection
@@ -99,7 +98,6 @@ struct ibpost_qp {
 	struct ibpost_queue sq;
 	struct ibpost_queue rq;
 	struct work_struct flush_work;
-	bool dead;
 	bool left_reset;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
@@ -151,7 +149,6 @@ int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
 int ibpost_drain_init(struct ibpost_qp *qp);
 void ibpost_drain_cleanup(struct ibpost_qp *qp);
 bool ibpost_drain(struct ibpost_qp *qp);
-void ibpost_sq_reclaim_retired(struct ibpost_qp *qp);
 unsigned int ibpost_drain_timeout_ms(void);
 
 /*
@@ -172,7 +169,7 @@ static inline bool ibpost_queue_flushing(const struct ibpost_qp *qp,
  */
 static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
 {
-	if (unlikely(qp->dead || test_bit(IBPOST_DEV_REMOVING,
+	if (unlikely(qp->rqp.dead || test_bit(IBPOST_DEV_REMOVING,
 					  &qp->dev->flags)))
 		return -ENODEV;
 	switch (READ_ONCE(qp->rqp.state)) {

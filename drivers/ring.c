@@ -363,7 +363,7 @@ static bool ibpost_slot_stale(struct ibpost_queue *q,
  * it is still flushing its send queue after a connection loss (its state
  * already ERROR) at once, ahead of the earlier WRs' flushes. Those WRs
  * then come back with their own flushes, or, having succeeded before,
- * are reclaimed at RESET or destroy, as ibpost_sq_reclaim_retired() says.
+ * are reclaimed at RESET or destroy, as ibpost_ring_reclaim_retired() says.
  */
 static bool ibpost_send_done_before(struct ibpost_queue *q,
 				    const struct ib_wc *wc)
@@ -456,7 +456,109 @@ static bool ibpost_slot_reclaim_drained(struct ibpost_queue *q,
 }
 
 /**
- * ibpost_sq_reclaim_done - the reclaim marker (drain.c) came back
+ * ibpost_ring_reclaim_retired - free the slots of sends that succeeded before ERR
+ * @q: the send queue of a QP ibpost knows to be in ERR, from its flush
+ *     worker
+ *
+ * An unsignaled send WR that the provider retired before the QP went to
+ * ERR gets no completion, and the WRs posted in ERR, flushed by ibpost
+ * itself, reclaim nothing: its slot would stay taken until RESET, and a
+ * QP in ERR, which takes WRs and flushes each, would run out of slots.
+ * So a send marker is posted behind it, in the ring's order (under the
+ * queue's lock); when it comes back, every earlier WR the provider
+ * flushed has come back too, and those still posted succeeded
+ * (ibpost_sq_reclaim_done()). One marker at a time, and only while the
+ * provider's queue and CQ keep the entry the drain marker needs: fewer
+ * WRs with it than the depth. Never while a drain is on its way
+ * (@q->rqp->dead, @q->reclaim_blocked), which reclaims them itself and
+ * after whose marker a RESET could discard this one unanswered. RC only:
+ * ibpost may see ERR (an error completion) before the provider's QP is
+ * in it, so the marker may really run: a zero-length WRITE does no harm,
+ * where a UD marker, a SEND to the QP itself, could take one of the
+ * consumer's receives. Not on iWARP: siw completes a WR posted while it
+ * is still flushing its queue (after a connection loss) at once, ahead
+ * of the earlier WRs' flushes, and those would be taken as succeeded.
+ *
+ * Context: Process context (the flush worker).
+ * Return: nothing.
+ */
+void ibpost_ring_reclaim_retired(struct ibpost_queue *q)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ibpost_ring_qp *rqp = q->rqp;
+	unsigned long flags;
+	u32 pos, posted = 0;
+	bool held = false;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->reclaim_posted || q->reclaim_blocked || rqp->dead ||
+	    READ_ONCE(rqp->state) != IB_QPS_ERR || rqp->ud || rqp->iwarp)
+		goto out;
+	for (pos = q->tail; pos != q->head; pos++) {
+		const struct ibpost_slot *s = &q->slots[pos & q->mask];
+
+		if (s->state != IBPOST_SLOT_POSTED || s->synthetic)
+			continue;
+		posted++;
+		held |= !s->signaled;
+	}
+	if (!held || posted >= q->depth)
+		goto out;
+	q->reclaim_end = q->head;
+	q->reclaim_posted = true;
+	wr.wr.wr_cqe = &q->reclaim_cqe[q->reclaim_gen];
+	if (ib_post_send(rqp->ibqp, &wr.wr, NULL))
+		q->reclaim_posted = false;
+out:
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/*
+ * A move to RESET drains the QP: no reclaim marker from now until
+ * ibpost_ring_reclaim_unblock(), after which the provider's QP is in
+ * RESET (or the move failed). Return: whether this call blocked it (a
+ * RESET nested in a callback of the drain's own polling finds it
+ * blocked, and leaves it so).
+ */
+bool ibpost_ring_reclaim_block(struct ibpost_queue *q)
+{
+	bool mine;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	mine = !q->reclaim_blocked;
+	q->reclaim_blocked = true;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return mine;
+}
+
+/*
+ * After a move to RESET (@reset) or a failed one, ending the block of
+ * @mine (ibpost_ring_reclaim_block()). A reclaim marker RESET found with
+ * the provider was discarded, or its completion waits in the CQ (until
+ * the next drain's marker at the latest): the next marker is posted on
+ * the other completion entry, and that one's completion is ignored.
+ */
+void ibpost_ring_reclaim_unblock(struct ibpost_queue *q, bool mine,
+				 bool reset)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (reset && q->reclaim_posted) {
+		q->reclaim_posted = false;
+		q->reclaim_gen ^= 1;
+	}
+	if (mine)
+		q->reclaim_blocked = false;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/**
+ * ibpost_sq_reclaim_done - the reclaim marker came back
  * @cq: the send CQ, whose context is the send queue
  * @wc: its completion, on one of q->reclaim_cqe
  *

@@ -191,16 +191,19 @@ struct ibpost_ring_ops {
 /**
  * struct ibpost_ring_qp - what the rings know of the QP they serve
  * @ibqp: the provider's QP, which the rings' WRs are posted to (post.c,
- *        drain.c); NULL once torn down
+ *        drain.c, the reclaim marker); NULL once torn down
  * @qpn: its number, kept for log lines and trace events after @ibqp is
  *       gone
  * @state: the QP state as ibpost last set or saw it: a change a post
  *         must see is written under the send queue's lock (a failed
  *         completion's under its own queue's, with cmpxchg() where it
  *         must not undo an ERR); teardown and set-up write it outside
- * @ud: a UD QP: a send error moves it to SQE, not ERR
+ * @ud: a UD QP: a send error moves it to SQE, not ERR; else RC
  * @iwarp: its device is iWARP
  * @poll_ctx: how its CQs are polled
+ * @dead: torn down (destroy, device removal): no post reaches the
+ *        provider (posts fail with -ENODEV); set under the send queue's
+ *        lock
  *
  * Embedded in the QP (struct ibpost_qp); its queues point to it. The ring
  * reads the QP through this only: the rest of the QP is its clients'.
@@ -212,6 +215,7 @@ struct ibpost_ring_qp {
 	bool ud;
 	bool iwarp;
 	enum ib_poll_context poll_ctx;
+	bool dead;
 };
 
 /**
@@ -271,7 +275,7 @@ struct ibpost_ring_qp {
  * @held_pos: the latest held sink's READ position
  * @held_done: a send WR at @held_done or later succeeded (under @lock)
  * @reclaim_cqe: send queue: the completion entries of the reclaim marker
- *               (drain.c), a send marker posted in ERR behind send WRs
+ *               (ibpost_ring_reclaim_retired()), a send marker posted in ERR behind send WRs
  *               that succeeded unsignaled, so that their slots come back;
  *               the one of @reclaim_gen is current
  * @reclaim_gen: under @lock: flipped when a RESET finds a reclaim marker
@@ -464,6 +468,10 @@ bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibpost_ring_reclaim_retired(struct ibpost_queue *q);
+bool ibpost_ring_reclaim_block(struct ibpost_queue *q);
+void ibpost_ring_reclaim_unblock(struct ibpost_queue *q, bool mine,
+				 bool reset);
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibpost_ring_uses_drop(struct ibpost_ring_use **uses, unsigned int n);
 void ibpost_ring_hit_put(struct ibpost_queue *q, unsigned int n);
