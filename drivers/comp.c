@@ -161,7 +161,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_poll, IBPOST_NS);
 void ibpost_flush_work(struct work_struct *work)
 {
 	struct ibpost_qp *qp = container_of(work, struct ibpost_qp,
-					    flush_work);
+					    rqp.flush_work);
 
 	if (!ibpost_queue_direct_cb(&qp->sq))
 		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);

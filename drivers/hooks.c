@@ -330,7 +330,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_cm_res, IBPOST_NS);
  */
 bool ibpost_test_qp_cancel_flush(struct ibpost_qp *qp)
 {
-	return cancel_work(&qp->flush_work);
+	return cancel_work(&qp->rqp.flush_work);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_cancel_flush, IBPOST_NS);
 

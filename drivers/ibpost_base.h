@@ -81,7 +81,7 @@ struct dentry;
  *     IB_POLL_UNBOUND_WORKQUEUE: ib_core's work item) with no ibpost
  *     lock; for IB_POLL_DIRECT, inside ibpost_poll() and ibpost's own
  *     waits (MR (de)registration, drain), under qp->mutex; from
- *     qp->flush_work with no lock, but never a DIRECT queue's (its WRs
+ *     qp->rqp.flush_work with no lock, but never a DIRECT queue's (its WRs
  *     flushed in ERR come back through its consumer's polling, see
  *     ibpost_queue_direct_cb()); from ibpost_queue_flush() at teardown
  *     and RESET, under qp->mutex, and under ibpost_client_mutex too
@@ -102,7 +102,7 @@ struct dentry;
  *   CQ handlers: ibpost_send_done() and ibpost_recv_done() take q->lock
  *     with interrupts off and drop it before the consumer's callback;
  *     ibpost_marker_done() and ibpost_sink_reg_done() take no lock.
- *   qp->flush_work (ibpost_wq): no lock; waited for under qp->mutex by
+ *   qp->rqp.flush_work (ibpost_wq): no lock; waited for under qp->mutex by
  *     teardown and RESET, so its callbacks must not wait for that QP's
  *     qp->mutex (ibpost_qp_modify() refuses them, -EWOULDBLOCK).
  *   q->sink_work (ibpost_wq): takes q->lock; flushed under qp->mutex at

@@ -670,7 +670,7 @@ static void ibpost_submit_synthetic(struct ibpost_qp *qp,
 	for (i = 0; i < n; i++)
 		q->slots[(start + i) & q->mask].synthetic = true;
 	WRITE_ONCE(q->nr_synthetic, q->nr_synthetic + n);
-	queue_work(ibpost_wq, &qp->flush_work);
+	queue_work(ibpost_wq, &qp->rqp.flush_work);
 }
 
 /*
@@ -767,7 +767,7 @@ static __always_inline void ibpost_submit(struct ibpost_post *p)
 	 * with the provider. From then on every batch is flushed by ibpost,
 	 * as a later post would be; never the other way round.
 	 */
-	if (unlikely(ibpost_queue_flushing(p->qp, p->q)))
+	if (unlikely(ibpost_ring_flushing(p->q)))
 		p->synthetic = true;
 	if (unlikely(p->synthetic)) {
 		ibpost_submit_synthetic(p->qp, p->q, p->start + p->off, m);
@@ -820,7 +820,7 @@ static __always_inline void ibpost_post_begin(struct ibpost_post *p,
 	 * RESET (where the provider refuses it) must not send it there.
 	 */
 	else
-		p->synthetic = ibpost_queue_flushing(p->qp, p->q);
+		p->synthetic = ibpost_ring_flushing(p->q);
 }
 
 /*
@@ -1278,24 +1278,3 @@ int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 	return ibpost_post_recv_mrs(qp, wr, bad_wr, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recv_list, IBPOST_NS);
-
-void ibpost_stats_refused(struct ibpost_stats *st, int err)
-{
-	switch (err) {
-	case -EINVAL:
-		st->refused.einval++;
-		break;
-	case -ENOMEM:
-		st->refused.enomem++;
-		break;
-	case -ENOTCONN:
-		st->refused.enotconn++;
-		break;
-	case -ENODEV:
-		st->refused.enodev++;
-		break;
-	default:
-		st->refused.other++;
-		break;
-	}
-}

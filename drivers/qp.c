@@ -372,7 +372,7 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 		qp->attr.signal_interval =
 			max(READ_ONCE(default_signal_interval), 1U);
 	INIT_LIST_HEAD(&qp->node);
-	INIT_WORK(&qp->flush_work, ibpost_flush_work);
+	INIT_WORK(&qp->rqp.flush_work, ibpost_flush_work);
 	qp->rqp.state = IB_QPS_RESET;
 	qp->rqp.ud = attr->qp_type == IB_QPT_UD;
 	qp->rqp.poll_ctx = attr->poll_ctx;
@@ -841,7 +841,7 @@ void ibpost_qp_put(struct ibpost_qp *qp)
 static void ibpost_qp_return_synthetic(struct ibpost_qp *qp)
 {
 	lockdep_assert_held(&qp->mutex);
-	flush_work(&qp->flush_work);
+	flush_work(&qp->rqp.flush_work);
 	if (ibpost_queue_direct_cb(&qp->sq))
 		ibpost_queue_finish_synthetic(&qp->sq, U32_MAX);
 	if (ibpost_queue_direct_cb(&qp->rq))
@@ -1037,7 +1037,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	int ret;
 
 	/* The mutex's holder may be waiting for this very work item. */
-	if (current_work() == &qp->flush_work)
+	if (current_work() == &qp->rqp.flush_work)
 		return -EWOULDBLOCK;
 	if (!nested)
 		mutex_lock(&qp->mutex);

@@ -60,7 +60,6 @@ struct ibpost_send_fast {
  * @node: entry in dev->qps
  * @sq: the send queue
  * @rq: the receive queue
- * @flush_work: completes synthetic (ERR-state) WRs
  * @left_reset: the QP was moved out of RESET at least once
  * @ord: RC: the READs and atomics it may have outstanding as initiator
  *       (its max_rd_atomic, or on iWARP the ORD its connection
@@ -97,7 +96,6 @@ struct ibpost_qp {
 	struct list_head node;
 	struct ibpost_queue sq;
 	struct ibpost_queue rq;
-	struct work_struct flush_work;
 	bool left_reset;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
@@ -152,25 +150,13 @@ bool ibpost_drain(struct ibpost_qp *qp);
 unsigned int ibpost_drain_timeout_ms(void);
 
 /*
- * Whether @q's WRs go to the flush worker rather than the provider: the
- * QP is in ERR, or, for the send queue, in SQE (a UD QP's send error).
- */
-static inline bool ibpost_queue_flushing(const struct ibpost_qp *qp,
-					 const struct ibpost_queue *q)
-{
-	enum ib_qp_state state = READ_ONCE(qp->rqp.state);
-
-	return state == IB_QPS_ERR || (state == IB_QPS_SQE && q->is_send);
-}
-
-/*
  * The QP-level state check shared by both queues' posts, under the
  * queue's lock: 0, or why the QP takes no post.
  */
 static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
 {
-	if (unlikely(qp->rqp.dead || test_bit(IBPOST_DEV_REMOVING,
-					  &qp->dev->flags)))
+	if (unlikely(qp->rqp.dead ||
+		     test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags)))
 		return -ENODEV;
 	switch (READ_ONCE(qp->rqp.state)) {
 	case IB_QPS_RTS:

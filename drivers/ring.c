@@ -154,6 +154,28 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 	}
 }
 
+/* Count a post call's refusal by its errno. */
+void ibpost_stats_refused(struct ibpost_stats *st, int err)
+{
+	switch (err) {
+	case -EINVAL:
+		st->refused.einval++;
+		break;
+	case -ENOMEM:
+		st->refused.enomem++;
+		break;
+	case -ENOTCONN:
+		st->refused.enotconn++;
+		break;
+	case -ENODEV:
+		st->refused.enodev++;
+		break;
+	default:
+		st->refused.other++;
+		break;
+	}
+}
+
 void ibpost_sync_put(struct ibpost_sync *sync)
 {
 	if (refcount_dec_and_test(&sync->ref))

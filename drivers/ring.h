@@ -204,6 +204,8 @@ struct ibpost_ring_ops {
  * @dead: torn down (destroy, device removal): no post reaches the
  *        provider (posts fail with -ENODEV); set under the send queue's
  *        lock
+ * @flush_work: completes the WRs posted while the QP is in ERR
+ *              (slot->synthetic), on ibpost_wq; set up by the QP
  *
  * Embedded in the QP (struct ibpost_qp); its queues point to it. The ring
  * reads the QP through this only: the rest of the QP is its clients'.
@@ -216,6 +218,7 @@ struct ibpost_ring_qp {
 	bool iwarp;
 	enum ib_poll_context poll_ctx;
 	bool dead;
+	struct work_struct flush_work;
 };
 
 /**
@@ -455,6 +458,17 @@ static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
 {
 }
 #endif
+
+/*
+ * Whether @q's WRs go to the flush worker rather than the provider: the
+ * QP is in ERR, or, for the send queue, in SQE (a UD QP's send error).
+ */
+static inline bool ibpost_ring_flushing(const struct ibpost_queue *q)
+{
+	enum ib_qp_state state = READ_ONCE(q->rqp->state);
+
+	return state == IB_QPS_ERR || (state == IB_QPS_SQE && q->is_send);
+}
 
 /* ring.c */
 void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
