@@ -169,13 +169,13 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 	slot = &q->slots[pos & q->mask];
 	ts->signaled = slot->signaled;
 	ts->user_signaled = slot->user_signaled;
-	ts->sink = slot->sink;
+	ts->sink = slot->prefixed;
 	ts->opcode = slot->opcode;
 	/*
 	 * Only a sink READ's SGE is ibpost's: any other WR's sg_list is the
 	 * poster's, gone once its post returned.
 	 */
-	if (slot->sink && q->sinks)
+	if (slot->prefixed && q->sinks)
 		ibpost_test_sink_get(q, pos, ts);
 	spin_unlock_irqrestore(&q->lock, flags);
 }

@@ -529,26 +529,27 @@ static u32 ibpost_stage_index(const void *stage, size_t size, u32 m,
 
 /*
  * Where in the batch of @m the provider's refused WR @bad is, as a count
- * of WRs it queued. A READ refused after its sink's REG_MR was taken
- * leaves that registration behind: its sink is dirty.
+ * of WRs it queued. A refused prefix took nothing, and its WR was not
+ * queued either. A WR refused after its prefix was taken (a READ behind
+ * its sink's REG_MR) is the client's to hear of: the prefix is queued.
  */
 static u32 ibpost_send_refused(struct ibpost_post *p,
 			       const struct ib_send_wr *bad, u32 m)
 {
 	struct ibpost_queue *q = p->q;
 	struct ibpost_slot *slot;
-	u32 i, idx;
+	u32 i;
 
-	if (ibpost_sink_reg_index(q, bad, &idx)) {
-		i = (idx - (p->start + p->off)) & q->mask;
-		return i < m ? i : 0;
-	}
+	for (i = 0; i < m; i++)
+		if (ibpost_post_slot(p, i)->prefixed &&
+		    q->stage_prefix[i] == bad)
+			return i;
 	i = ibpost_stage_index(q->stage.send, sizeof(*q->stage.send), m, bad);
 	if (i == m)
 		return 0;
 	slot = ibpost_post_slot(p, i);
-	if (slot->sink)
-		ibpost_sink_dirty(q, slot, true);
+	if (slot->prefixed && q->ops)
+		q->ops->slot_failed(q, slot, true);
 	return i;
 }
 
@@ -587,8 +588,8 @@ static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
 
 	if (q->is_send)
 		ret = ib_post_send(p->qp->rqp.ibqp,
-				   ibpost_sink_head(q, ibpost_post_slot(p, 0),
-						    &q->stage.send[0].send),
+				   ibpost_post_slot(p, 0)->prefixed ?
+				   q->stage_prefix[0] : &q->stage.send[0].send,
 				   &sbad);
 	else
 		ret = ib_post_recv(p->qp->rqp.ibqp, q->stage.recv, &rbad);
@@ -627,14 +628,14 @@ static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
 		return ibpost_provider_post(p, m, done);
 	k = p->refuse - p->off;
 	/*
-	 * An iWARP READ's sink REG_MR goes first in the chain: "the
-	 * provider" takes it and refuses the READ, as a provider posting one
-	 * WR after another would.
+	 * A prefix (an iWARP READ's sink REG_MR) goes first in the chain:
+	 * "the provider" takes it and refuses its WR, as a provider posting
+	 * one WR after another would.
 	 */
 	slot = ibpost_post_slot(p, k);
-	reg = q->is_send && slot->sink;
+	reg = q->is_send && slot->prefixed;
 	if (reg)
-		__ibpost_sink_head(q, slot)->next = NULL;
+		q->stage_prefix[k]->next = NULL;
 	else if (k && q->is_send)
 		q->stage.send[k - 1].send.next = NULL;
 	else if (k)
@@ -929,10 +930,15 @@ static __always_inline void __ibpost_stage_send(struct ibpost_qp *qp,
 		stage->ud.remote_qkey = READ_ONCE(qp->attr.qkey);
 	q->stage_wr[i] = wr;
 	ibpost_slot_set_opcode(slot, wr->opcode);
-	if (sink)
-		ibpost_sink_attach(q, slot, copy);
+	if (sink) {
+		/* Its sink's REG_MR, chained before it. */
+		q->stage_prefix[i] = ibpost_sink_attach(q, slot, copy);
+		q->stage_prefix[i]->next = copy;
+		slot->prefixed = true;
+	}
 	if (i)
-		q->stage.send[i - 1].send.next = ibpost_sink_head(q, slot, copy);
+		q->stage.send[i - 1].send.next = slot->prefixed ?
+						 q->stage_prefix[i] : copy;
 }
 
 /*

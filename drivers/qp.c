@@ -265,7 +265,8 @@ static size_t ibpost_queue_seed_size(const struct ibpost_queue *q)
  */
 static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
 {
-	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr)) * q->stage_max +
+	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr) +
+		sizeof(*q->stage_prefix)) * q->stage_max +
 	       sizeof(*q->spare_uses) * q->max_sge + ibpost_queue_seed_size(q);
 }
 
@@ -286,7 +287,8 @@ static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 {
 	q->stage.send = buf;
 	q->stage_wr = buf + ibpost_stage_wr_size(q) * q->stage_max;
-	q->spare_uses = (struct ibpost_ring_use **)(q->stage_wr +
+	q->stage_prefix = (struct ib_send_wr **)(q->stage_wr + q->stage_max);
+	q->spare_uses = (struct ibpost_ring_use **)(q->stage_prefix +
 						    q->stage_max);
 	spin_lock_init(&q->seed_lock);
 	/* Pointers first, then the 8-byte aligned SGEs. */

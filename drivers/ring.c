@@ -286,8 +286,8 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 	__must_hold(&q->lock)
 {
 	/* Its sink's key outlives a READ that did not succeed (sink.c). */
-	if (slot->sink && q->ops)
-		q->ops->slot_failed(q, slot);
+	if (slot->prefixed && q->ops)
+		q->ops->slot_failed(q, slot, false);
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		q->stats.flushed++;
 	else

@@ -108,7 +108,10 @@ enum ibpost_slot_state {
  * @user_signaled: the caller asked for a success completion
  * @synthetic: not given to the provider (the QP is in ERR): ibpost
  *              completes it with a flush itself
- * @sink: an iWARP READ, posted behind the REG_MR of its slot's sink
+ * @prefixed: posted behind a prefix WR of the client's (an iWARP READ
+ *            behind its sink's REG_MR, sink.c): the queue's @stage_prefix
+ *            entry of the WR's batch index names it during the post call,
+ *            and the client's ops hear of the slot's failure
  * @spare: 0; with it a claim writes @state and the flags in one store
  * @nuse: entries in the slot's use array (ibpost_slot_uses()): the uses
  *        the WR's SGEs hold outside the queue's hit, each counted
@@ -139,7 +142,7 @@ struct ibpost_slot {
 	u8 signaled:1;
 	u8 user_signaled:1;
 	u8 synthetic:1;
-	u8 sink:1;
+	u8 prefixed:1;
 	u8 spare:4;
 	u8 nuse;
 	u8 nhit;
@@ -173,18 +176,20 @@ union ibpost_send_copy {
 struct ibpost_queue;
 
 /**
- * struct ibpost_ring_ops - what a ring tells the client that marks its
- *                          slots (slot->sink: iWARP READ sinks, sink.c),
- *                          under the queue's lock
- * @slot_failed: a marked slot's WR ended without success; the client may
- *               take over the use of its MR (clearing the slot's counts)
+ * struct ibpost_ring_ops - what a ring tells the client that puts prefix
+ *                          WRs before its WRs (slot->prefixed: iWARP READ
+ *                          sinks, sink.c), under the queue's lock
+ * @slot_failed: a prefixed slot's WR ended without success, or was not
+ *               queued though its prefix was (@prefix_taken); the client
+ *               may take over the slot's uses (clearing its counts)
  * @send_succeeded: while the queue's @held_wait is set: the send WR at
  *                  ring position @pos succeeded
  *
  * Both are called whenever the queue's ops are set: a client sets both.
  */
 struct ibpost_ring_ops {
-	void (*slot_failed)(struct ibpost_queue *q, struct ibpost_slot *slot);
+	void (*slot_failed)(struct ibpost_queue *q, struct ibpost_slot *slot,
+			    bool prefix_taken);
 	void (*send_succeeded)(struct ibpost_queue *q, u32 pos);
 };
 
@@ -254,6 +259,8 @@ struct ibpost_ring_qp {
  * @stage.send: a send queue's copies
  * @stage.recv: a receive queue's copies
  * @stage_wr: the caller's WR each copy in @stage was made from
+ * @stage_prefix: a send queue's prefix WR of each copy in @stage whose
+ *                slot is prefixed (else stale), chained before the copy
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
  * @spare_uses: where the uses of a WR that finds no free slot are counted
@@ -319,6 +326,7 @@ struct ibpost_queue {
 		struct ib_recv_wr *recv;
 	} stage;
 	const void **stage_wr;
+	struct ib_send_wr **stage_prefix;
 	u32 stage_max;
 	struct ibpost_ring_use **spare_uses;
 	spinlock_t seed_lock;	/* see the kernel-doc above */
@@ -362,7 +370,7 @@ static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
 	slot->signaled = signaled;
 	slot->user_signaled = user_signaled;
 	slot->synthetic = false;
-	slot->sink = false;
+	slot->prefixed = false;
 	slot->spare = 0;
 	slot->pos = q->head++;
 	return slot;

@@ -173,15 +173,47 @@ static void ibpost_sink_work(struct work_struct *work)
 }
 
 /*
+ * @slot's READ did not succeed, or was not queued while its REG_MR was
+ * (@reg_queued): its sink's key may be valid over the READ's buffer. Keep
+ * the buffer pinned and have the work item revoke the key, or, while the
+ * REG_MR may still be with the provider, keep both until the QP is
+ * destroyed (see above).
+ */
+static void ibpost_sink_dirty(struct ibpost_queue *q,
+			      struct ibpost_slot *slot, bool reg_queued)
+{
+	struct ibpost_sink *s = &q->sinks[slot - q->slots];
+
+	lockdep_assert_held(&q->lock);
+	if (WARN_ON_ONCE(s->dirty || slot->nuse + slot->nhit != 1))
+		return;
+	s->dirty = true;
+	s->held = reg_queued;
+	if (reg_queued) {
+		s->held_pos = slot->pos;
+		q->held_pos = slot->pos;
+		q->held_wait = true;
+	}
+	/* The pin counts a user of its own, past the slot's release. */
+	s->pin = slot->nhit ? ibpost_ring_hit_pin(q) :
+			       ibpost_slot_uses(q, slot)[0];
+	slot->nuse = 0;
+	slot->nhit = 0;
+	slot->prefixed = false;
+	queue_work(ibpost_wq, &q->sink_work);
+}
+
+/*
  * The ring's slot_failed: a READ behind its sink's REG_MR did not
- * succeed. Once the sinks are freed with the QP, their keys are gone
+ * succeed, or the provider refused it after taking the REG_MR
+ * (@reg_queued). Once the sinks are freed with the QP, their keys are gone
  * (and the ring has no ops to call: ibpost_sinks_free()).
  */
 static void ibpost_sink_slot_failed(struct ibpost_queue *q,
-				    struct ibpost_slot *slot)
+				    struct ibpost_slot *slot, bool reg_queued)
 {
 	if (q->sinks)
-		ibpost_sink_dirty(q, slot, false);
+		ibpost_sink_dirty(q, slot, reg_queued);
 }
 
 static const struct ibpost_ring_ops ibpost_sink_ring_ops = {
@@ -254,37 +286,6 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 }
 
 /*
- * @slot's READ did not succeed, or was not queued while its REG_MR was
- * (@reg_queued): its sink's key may be valid over the READ's buffer. Keep
- * the buffer pinned and have the work item revoke the key, or, while the
- * REG_MR may still be with the provider, keep both until the QP is
- * destroyed (see above).
- */
-void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
-		       bool reg_queued)
-{
-	struct ibpost_sink *s = &q->sinks[slot - q->slots];
-
-	lockdep_assert_held(&q->lock);
-	if (WARN_ON_ONCE(s->dirty || slot->nuse + slot->nhit != 1))
-		return;
-	s->dirty = true;
-	s->held = reg_queued;
-	if (reg_queued) {
-		s->held_pos = slot->pos;
-		q->held_pos = slot->pos;
-		q->held_wait = true;
-	}
-	/* The pin counts a user of its own, past the slot's release. */
-	s->pin = slot->nhit ? ibpost_ring_hit_pin(q) :
-			       ibpost_slot_uses(q, slot)[0];
-	slot->nuse = 0;
-	slot->nhit = 0;
-	slot->sink = false;
-	queue_work(ibpost_wq, &q->sink_work);
-}
-
-/*
  * Register the sink of the READ @wr for the slot at q->head, the WR
  * checked. Return: 0, or -EINVAL when the sink does not map.
  */
@@ -319,46 +320,19 @@ int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr)
 
 /*
  * Turn @slot's READ, whose copy for the provider is @wr, into REG_MR +
- * READ_WITH_INV of its sink; the REG_MR goes before it in the chain (see
- * ibpost_sink_head()).
+ * READ_WITH_INV of its sink. Return: the REG_MR, the prefix the ring
+ * chains before the READ.
  */
-void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
-			struct ib_send_wr *wr)
+struct ib_send_wr *ibpost_sink_attach(struct ibpost_queue *q,
+				      struct ibpost_slot *slot,
+				      struct ib_send_wr *wr)
 {
 	struct ibpost_sink *s = &q->sinks[slot - q->slots];
 
 	wr->opcode = IB_WR_RDMA_READ_WITH_INV;
 	wr->ex.invalidate_rkey = s->mr->lkey;
 	wr->sg_list = &s->sge;
-	s->reg.wr.next = wr;
 	s->inv_key = wr->ex.invalidate_rkey;
 	ibpost_slot_set_opcode(slot, wr->opcode);
-	slot->sink = true;
-}
-
-/* The REG_MR of @slot's sink, first in the provider's chain (inline). */
-struct ib_send_wr *__ibpost_sink_head(struct ibpost_queue *q,
-				      struct ibpost_slot *slot)
-{
-	return &q->sinks[slot - q->slots].reg.wr;
-}
-
-/*
- * Whether a WR the provider refused, @bad, is the REG_MR of a sink; if so
- * *@idx is its slot's index in the ring (that slot's READ was not queued
- * either).
- */
-bool ibpost_sink_reg_index(struct ibpost_queue *q,
-			   const struct ib_send_wr *bad, u32 *idx)
-{
-	const struct ibpost_sink *end = q->sinks + q->mask + 1;
-	const struct ibpost_sink *s;
-
-	lockdep_assert_held(&q->lock);
-	if (!q->sinks || (const void *)bad < (const void *)q->sinks ||
-	    (const void *)bad >= (const void *)end)
-		return false;
-	s = container_of(bad, struct ibpost_sink, reg.wr);
-	*idx = s - q->sinks;
-	return true;
+	return &s->reg.wr;
 }

@@ -67,21 +67,8 @@ static inline bool ibpost_sink_wanted(struct ibpost_queue *q,
 }
 
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
-void ibpost_sink_attach(struct ibpost_queue *q, struct ibpost_slot *slot,
-			struct ib_send_wr *wr);
-struct ib_send_wr *__ibpost_sink_head(struct ibpost_queue *q,
-				      struct ibpost_slot *slot);
-bool ibpost_sink_reg_index(struct ibpost_queue *q,
-			   const struct ib_send_wr *bad, u32 *idx);
-void ibpost_sink_dirty(struct ibpost_queue *q, struct ibpost_slot *slot,
-		       bool reg_queued);
-
-/* @slot's first WR in the provider's chain: its sink's REG_MR, or @wr. */
-static inline struct ib_send_wr *ibpost_sink_head(struct ibpost_queue *q,
-						  struct ibpost_slot *slot,
-						  struct ib_send_wr *wr)
-{
-	return slot->sink ? __ibpost_sink_head(q, slot) : wr;
-}
+struct ib_send_wr *ibpost_sink_attach(struct ibpost_queue *q,
+				      struct ibpost_slot *slot,
+				      struct ib_send_wr *wr);
 
 #endif /* _IBPOST_SINK_H */
