@@ -957,11 +957,31 @@ static int path_hook(enum ibpost_hook point, void *obj, void *data)
 	return 0;
 }
 
+/* Undo what watcher @w turned on (a shell only for the trace events). */
+static void path_unwatch_one(enum path_watch w)
+{
+	switch (w) {
+	case WATCH_TRACE:
+		ibpost_test_sh("echo 0 > " PATH_TRACEFS "/events/ibpost/enable");
+		break;
+	case WATCH_HOOK:
+		ibpost_test_set_hook(NULL, NULL);
+		break;
+	case WATCH_FAULT:
+		ibpost_fault_inject(0, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Deferred: whatever a failed case left on. */
 static void path_unwatch(void *data)
 {
-	ibpost_test_set_hook(NULL, NULL);
-	ibpost_fault_inject(0, 0);
-	ibpost_test_sh("echo 0 > " PATH_TRACEFS "/events/ibpost/enable");
+	enum path_watch w;
+
+	for (w = WATCH_NONE; w < WATCH_NR; w++)
+		path_unwatch_one(w);
 }
 
 static void path_watch(struct kunit *test, enum path_watch w, atomic_t *hooks)
@@ -1090,7 +1110,7 @@ static void ibpost_post_path_same_when_watched(struct kunit *test)
 		}
 		ibpost_test_queue_get(p->a, true, &sa);
 		ibpost_test_queue_get(p->b, false, &ra);
-		path_unwatch(NULL);
+		path_unwatch_one(w);
 		KUNIT_EXPECT_EQ_MSG(test, sa.posts_one - sb.posts_one, one,
 				    "watched by %s", path_watch_name[w]);
 		KUNIT_EXPECT_EQ_MSG(test, sa.posts_chain - sb.posts_chain, 1,
