@@ -70,7 +70,7 @@
 #include <linux/module.h>
 #include "ibpost_internal.h"
 #include "ibpost_trace.h"
-#include "ring_trace.h"
+#include "ring_post.h"
 
 #define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
 			   IB_SEND_FENCE | IB_SEND_SOLICITED)
@@ -179,17 +179,6 @@ static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
 		return !ibpost_dev_iwarp(qp->dev);
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
 	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
-}
-
-/* The bytes @wr's SGEs hold. */
-static u64 ibpost_sge_total(const struct ib_send_wr *wr)
-{
-	u64 total = 0;
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
-	return total;
 }
 
 /*
@@ -448,369 +437,16 @@ ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 }
 
 /*
- * How many WRs a chain holds, for the post tracepoints. Counted under the
- * queue lock, before the provider sees the chain: once it has, the queued
- * prefix may complete and the consumer free it.
- */
-static u32 __ibpost_chain_len(const void *wr, bool send)
-{
-	u32 n = 0;
-
-	for (; wr; n++)
-		wr = send ? (const void *)((const struct ib_send_wr *)wr)->next :
-			    (const void *)((const struct ib_recv_wr *)wr)->next;
-	return n;
-}
-
-/*
- * The same, 0 while the post events are off: no call then.
- * Forced inline: the checks group (see the head of this file).
- */
-static __always_inline u32 ibpost_chain_len(const void *wr, bool send)
-{
-	if (!(send ? trace_ibpost_post_send_enabled() :
-		     trace_ibpost_post_recv_enabled()))
-		return 0;
-	return __ibpost_chain_len(wr, send);
-}
-
-/**
- * struct ibpost_post - one post call, as its loop hands it to the tail
- * @qp: the QP
- * @q: the queue posted to; its lock is held from the checks to the tail
- * @flags: the interrupt state spin_lock_irqsave() saved
- * @start: the ring position of the chain's first WR: its completion id
- * @n: WRs checked and claimed, from @start on
- * @off: of those, the WRs handed on (to the provider or the flush
- *       worker): the staged batch is [@start + @off, @start + @n)
- * @chain: the chain's length, counted only while the post events are on
- * @refuse: test builds: the WR from which the SUBMIT hook has "the
- *          provider" refuse the chain, or -1
- * @hooked: test builds: the SUBMIT hook was asked (at the first batch)
- * @synthetic: the QP is in ERR (or its iWARP connection ending): every
- *             batch goes to the flush worker
- * @bad: the caller's first WR not queued, or NULL
- * @rule: the rule @bad broke
- * @ret: 0, or why @bad was refused
- */
-struct ibpost_post {
-	struct ibpost_qp *qp;
-	struct ibpost_queue *q;
-	unsigned long flags;
-	u32 start;
-	u32 n;
-	u32 off;
-	u32 chain;
-	int refuse;
-	bool hooked;
-	bool synthetic;
-	const void *bad;
-	enum ibpost_rule rule;
-	int ret;
-};
-
-/* The slot of the staged batch's WR @i. */
-static struct ibpost_slot *ibpost_post_slot(const struct ibpost_post *p,
-					    u32 i)
-{
-	return &p->q->slots[(p->start + p->off + i) & p->q->mask];
-}
-
-/* Which staged copy, of @m of @size bytes from @stage, @bad is; else @m. */
-static u32 ibpost_stage_index(const void *stage, size_t size, u32 m,
-			      const void *bad)
-{
-	uintptr_t off = (uintptr_t)bad - (uintptr_t)stage;
-
-	if (!bad || bad < stage || off >= size * m || off % size)
-		return m;
-	return off / size;
-}
-
-/*
- * Where in the batch of @m the provider's refused WR @bad is, as a count
- * of WRs it queued. A refused prefix took nothing, and its WR was not
- * queued either. A WR refused after its prefix was taken (a READ behind
- * its sink's REG_MR) is the client's to hear of: the prefix is queued.
- */
-static u32 ibpost_send_refused(struct ibpost_post *p,
-			       const struct ib_send_wr *bad, u32 m)
-{
-	struct ibpost_queue *q = p->q;
-	struct ibpost_slot *slot;
-	u32 i;
-
-	for (i = 0; i < m; i++)
-		if (ibpost_post_slot(p, i)->prefixed &&
-		    q->stage_prefix[i] == bad)
-			return i;
-	i = ibpost_stage_index(q->stage.send, sizeof(*q->stage.send), m, bad);
-	if (i == m)
-		return 0;
-	slot = ibpost_post_slot(p, i);
-	if (slot->prefixed && q->ops)
-		q->ops->slot_failed(q, slot, true);
-	return i;
-}
-
-/*
- * The provider refused the staged batch of @m at its WR @sbad (send) or
- * @rbad (receive). Return: the WRs it queued before that one.
- */
-static u32 ibpost_provider_refused(struct ibpost_post *p, u32 m,
-				   const struct ib_send_wr *sbad,
-				   const struct ib_recv_wr *rbad)
-{
-	struct ibpost_queue *q = p->q;
-	u32 done;
-
-	if (q->is_send)
-		done = sbad ? ibpost_send_refused(p, sbad, m) : 0;
-	else
-		done = ibpost_stage_index(q->stage.recv, sizeof(*q->stage.recv),
-					  m, rbad);
-	/* No bad_wr, or none of ours: nothing was queued. */
-	return done < m ? done : 0;
-}
-
-/*
- * Hand the first @m copies of the stage to the provider. Return: 0 or the
- * provider's error, with *@done the WRs it queued.
- * Forced inline: the submission group (see the head of this file).
- */
-static __always_inline int ibpost_provider_post(struct ibpost_post *p, u32 m,
-						u32 *done)
-{
-	struct ibpost_queue *q = p->q;
-	const struct ib_send_wr *sbad = NULL;
-	const struct ib_recv_wr *rbad = NULL;
-	int ret;
-
-	if (q->is_send)
-		ret = ib_post_send(p->qp->rqp.ibqp,
-				   ibpost_post_slot(p, 0)->prefixed ?
-				   q->stage_prefix[0] : &q->stage.send[0].send,
-				   &sbad);
-	else
-		ret = ib_post_recv(p->qp->rqp.ibqp, q->stage.recv, &rbad);
-	if (likely(!ret)) {
-		*done = m;
-	} else {
-		/* A copy: the post call's own stays out of memory. */
-		struct ibpost_post cold = *p;
-
-		*done = ibpost_provider_refused(&cold, m, sbad, rbad);
-	}
-	return ret;
-}
-
-#ifdef IBPOST_TEST_HOOKS
-/*
- * Test builds: a hook, asked at a post's first batch, may make "the
- * provider" refuse the post's chain from WR k on, to exercise the
- * rollback below deterministically, in whichever batch k falls.
- */
-static int ibpost_submit_hooked(struct ibpost_post *p, u32 m, u32 *done)
-{
-	struct ibpost_queue *q = p->q;
-	struct ibpost_slot *slot;
-	int ret = 0;
-	bool reg;
-	u32 k;
-
-	/* Once per post: not again when iWARP's busy provider is retried. */
-	if (!p->hooked) {
-		p->hooked = true;
-		p->refuse = ibpost_hook(IBPOST_HOOK_SUBMIT, q) - 1;
-	}
-	if (p->refuse < 0 || (u32)p->refuse < p->off ||
-	    (u32)p->refuse - p->off >= m)
-		return ibpost_provider_post(p, m, done);
-	k = p->refuse - p->off;
-	/*
-	 * A prefix (an iWARP READ's sink REG_MR) goes first in the chain:
-	 * "the provider" takes it and refuses its WR, as a provider posting
-	 * one WR after another would.
-	 */
-	slot = ibpost_post_slot(p, k);
-	reg = q->is_send && slot->prefixed;
-	if (reg)
-		q->stage_prefix[k]->next = NULL;
-	else if (k && q->is_send)
-		q->stage.send[k - 1].send.next = NULL;
-	else if (k)
-		q->stage.recv[k - 1].next = NULL;
-	if (k || reg)
-		ret = ibpost_provider_post(p, k + reg, done);
-	if (ret)
-		return ret;
-	/* As a refusal at the provider's WR k: a taken REG_MR held. */
-	*done = q->is_send ? ibpost_send_refused(p, &q->stage.send[k].send, m) :
-			     k;
-	return -EIO;
-}
-#else
-/* Forced inline: the submission group (see the head of this file). */
-static __always_inline int ibpost_submit_hooked(struct ibpost_post *p, u32 m,
-						u32 *done)
-{
-	return ibpost_provider_post(p, m, done);
-}
-#endif
-
-/*
- * Slots [@start, @start + @n) go to the flush worker, not the provider:
- * it completes them with IB_WC_WR_FLUSH_ERR outside the post call (a
- * DIRECT queue with a callback: its consumer's next poll does).
- */
-static void ibpost_submit_synthetic(struct ibpost_qp *qp,
-				    struct ibpost_queue *q, u32 start, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		q->slots[(start + i) & q->mask].synthetic = true;
-	WRITE_ONCE(q->nr_synthetic, q->nr_synthetic + n);
-	queue_work(ibpost_wq, &qp->rqp.flush_work);
-}
-
-/*
- * siw refuses a whole post call with -ENOTCONN, in RTS too, while a state
- * change of its own holds the QP's state lock (the down_read_trylock() in
- * siw_post_send()): such a refusal of the call's first WR is tried again
- * for up to this many times 5 us before it is taken for a connection that
- * is ending.
- */
-#define IBPOST_IWARP_BUSY_TRIES	20
-
-/*
- * The provider refused the staged batch of @m from its WR @done on, with
- * @pret: release the slots from it on, and have *bad_wr name the caller's
- * WR.
- */
-static void ibpost_submit_refused(struct ibpost_post *p, u32 m, u32 done,
-				  int pret)
-{
-	struct ibpost_queue *q = p->q;
-
-	p->bad = q->stage_wr[done];
-	ibpost_slot_unclaim(q, m - done);
-	pr_debug("%s: the provider refused WR %u of %u: %d\n",
-		 q->is_send ? "post_send" : "post_recv", p->off + done, p->n,
-		 pret);
-	p->off += done;
-	p->n = p->off;
-	p->ret = pret;
-	p->rule = IBPOST_RULE_PROVIDER;
-}
-
-/*
- * The provider refused the staged batch of @m with @pret, after queuing
- * @done of it (ibpost_submit()): retry a busy iWARP provider, flush the
- * rest of an ending iWARP connection, or release the slots from the
- * refused WR on, @p saying which caller's WR and why.
- */
-static void ibpost_submit_error(struct ibpost_post *p, u32 m,
-				u32 done, int pret)
-{
-	struct ibpost_qp *qp = p->qp;
-	struct ibpost_queue *q = p->q;
-	int i;
-
-	q->provider_errors++;
-
-	/* iWARP: the provider's state lock was busy (above)? */
-	for (i = 0; i < IBPOST_IWARP_BUSY_TRIES && pret == -ENOTCONN &&
-	     !done && ibpost_dev_iwarp(qp->dev) && qp->rqp.state == IB_QPS_RTS;
-	     i++) {
-		udelay(5);
-		pret = ibpost_submit_hooked(p, m, &done);
-		if (!pret) {
-			p->off += m;
-			return;
-		}
-	}
-	/*
-	 * iWARP: a provider leaving RTS (siw: CLOSING, TERMINATE) refuses
-	 * posts with -ENOTCONN before its QP is in ERR, where IBA has them
-	 * accepted and flushed. ibpost saw RTS, so the connection is ending:
-	 * the rest of the chain is flushed by ibpost, as in ERR.
-	 */
-	if (pret == -ENOTCONN && ibpost_dev_iwarp(qp->dev) &&
-	    (qp->rqp.state == IB_QPS_RTS || qp->rqp.state == IB_QPS_ERR)) {
-		ibpost_submit_synthetic(qp, q, p->start + p->off + done,
-					m - done);
-		p->synthetic = true;
-		p->off += m;
-		return;
-	}
-	ibpost_submit_refused(p, m, done, pret);
-}
-
-/*
- * The provider step, q->lock held: hand the batch staged since the last
- * one to the provider, or to the flush worker when the QP is in ERR. On a
- * refusal, the slots from the refused WR on are released, and @p says
- * which caller's WR and why (ibpost_submit_error()).
- * Forced inline: the submission group (see the head of this file).
- */
-static __always_inline void ibpost_submit(struct ibpost_post *p)
-{
-	u32 m = p->n - p->off, done;
-	int pret;
-
-	lockdep_assert_held(&p->q->lock);
-	if (!m)
-		return;
-	/*
-	 * Read again for every batch: a completion may have moved the QP to
-	 * ERR (or a UD QP's send queue to SQE) while an earlier batch was
-	 * with the provider. From then on every batch is flushed by ibpost,
-	 * as a later post would be; never the other way round.
-	 */
-	if (unlikely(ibpost_ring_flushing(p->q)))
-		p->synthetic = true;
-	if (unlikely(p->synthetic)) {
-		ibpost_submit_synthetic(p->qp, p->q, p->start + p->off, m);
-		p->off += m;
-		return;
-	}
-	pret = ibpost_submit_hooked(p, m, &done);
-	if (unlikely(pret)) {
-		/* On a copy, as above. */
-		struct ibpost_post cold = *p;
-
-		ibpost_submit_error(&cold, m, done, pret);
-		*p = cold;
-	} else {
-		p->off += m;
-	}
-}
-
-/*
- * After the loop staged the chain's WR @n - 1 (its next one: @next): a
- * full stage goes to the provider before the next WR is staged.
- * Forced inline: the submission group (see the head of this file).
- */
-static __always_inline void ibpost_post_staged(struct ibpost_post *p,
-					       const void *next)
-{
-	if (next && p->n - p->off == p->q->stage_max)
-		ibpost_submit(p);
-}
-
-/*
  * The checks before a chain's first WR, q->lock held.
  * Forced inline: the submission group (see the head of this file).
  */
-static __always_inline void ibpost_post_begin(struct ibpost_post *p,
+static __always_inline void ibpost_post_begin(struct ibpost_ring_post *p,
+					      struct ibpost_qp *qp,
 					      const void *wr)
 	__must_hold(&p->q->lock)
 {
-	p->chain = ibpost_chain_len(wr, p->q->is_send);
-	p->start = p->q->head;
-	p->refuse = -1;
-	p->ret = ibpost_state_check(p->qp, p->q->is_send);
+	ibpost_ring_post_begin(p, wr);
+	p->ret = ibpost_state_check(qp, p->q->is_send);
 	if (p->ret)
 		p->rule = p->ret == -ENODEV ? IBPOST_RULE_DEVICE_GONE :
 					      IBPOST_RULE_NOT_CONNECTED;
@@ -825,192 +461,51 @@ static __always_inline void ibpost_post_begin(struct ibpost_post *p,
 }
 
 /*
- * The post's trace events, q->lock held: so a post event precedes the
- * completion events of the WRs it queued, and the refused WR (the
- * caller's, not queued) may still be read.
- * Forced inline: the submission group (see the head of this file).
- */
-static __always_inline void ibpost_post_trace(const struct ibpost_post *p,
-					      u32 posted)
-	__must_hold(&p->q->lock)
-{
-	const struct ib_send_wr *bad;
-
-	if (!p->q->is_send) {
-		trace_ibpost_post_recv(p->q, p->start, p->chain, posted, p->ret);
-		if (p->ret)
-			trace_ibpost_post_recv_err(p->q, posted, p->ret,
-						   p->rule, 0);
-		return;
-	}
-	trace_ibpost_post_send(p->q, p->start, p->chain, posted, p->ret);
-	bad = p->bad;
-	if (p->ret)
-		trace_ibpost_post_send_err(p->q, posted, p->ret, p->rule,
-					   bad ? bad->opcode : 0);
-}
-
-/*
  * The tail both post loops share, the loop having stopped at the caller's
- * WR @stop: hand the last batch to the provider (ibpost_submit()), count
- * what was queued, trace the post, release q->lock (taken by the loop),
- * and set the caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr
+ * WR @stop: the ring's (ibpost_ring_post_end(), which releases q->lock),
+ * then the caller's *@bad_wr (may be NULL). Return: 0 or why *@bad_wr
  * was refused.
  * Forced inline: the submission group (see the head of this file).
  */
-static __always_inline int ibpost_post_end(struct ibpost_post *p,
+static __always_inline int ibpost_post_end(struct ibpost_ring_post *p,
+					   struct ibpost_qp *qp,
 					   const void *stop,
 					   const void **bad_wr)
 	__releases(&p->q->lock)
 {
-	struct ibpost_queue *q = p->q;
-
-	/* A check refused @stop, unless the provider refused a batch. */
-	if (p->ret && !p->bad)
-		p->bad = stop;
-	ibpost_submit(p);
-	q->stats.posted += p->off;
-	if (p->ret)
-		ibpost_stats_refused(&q->stats, p->ret);
-	ibpost_post_trace(p, p->off);
-	spin_unlock_irqrestore(&q->lock, p->flags);
-
+	ibpost_ring_post_end(p, stop);
 	/*
 	 * Nothing of the caller's chain is read from here on. A vector
 	 * seed operation still holds its queue's seed_lock here.
 	 */
-	ibpost_hook_sleepable(IBPOST_HOOK_POST_UNLOCKED, p->qp);
+	ibpost_hook_sleepable(IBPOST_HOOK_POST_UNLOCKED, qp);
 	if (bad_wr)
 		*bad_wr = p->ret ? p->bad : NULL;
 	return p->ret;
 }
 
 /*
- * Stage the caller's send WR @wr, checked, in @slot, claimed: a copy of
- * its @size bytes that carries ibpost's wr_cqe and signal, chained behind
- * the batch's last.
+ * Stage the caller's send WR @wr, checked, in @slot, claimed, with a
+ * UD Q_Key made the QP's and an iWARP READ's sink REG_MR (@sink) as its
+ * prefix.
  * Forced inline: the staging group (see the head of this file).
  */
-static __always_inline void __ibpost_stage_send(struct ibpost_qp *qp,
-						struct ibpost_queue *q, u32 i,
-						struct ibpost_slot *slot,
-						const struct ib_send_wr *wr,
-						size_t size, bool sink)
-{
-	union ibpost_send_copy *stage = &q->stage.send[i];
-	struct ib_send_wr *copy = &stage->send;
-
-	/*
-	 * Into the union: @size may be that of an ib_rdma_wr etc. The two
-	 * common sizes are copied with a constant size, in a few moves
-	 * rather than a string copy, every byte included (an ib_reg_wr has
-	 * the size of an ib_rdma_wr, its access where that has padding).
-	 */
-	if (size == sizeof(struct ib_rdma_wr))
-		memcpy(stage, wr, sizeof(struct ib_rdma_wr));
-	else if (size == sizeof(struct ib_send_wr))
-		memcpy(stage, wr, sizeof(struct ib_send_wr));
-	else
-		memcpy(stage, wr, size);
-	copy->wr_cqe = &slot->cqe;
-	copy->next = NULL;
-	if (slot->signaled)
-		copy->send_flags |= IB_SEND_SIGNALED;
-	/*
-	 * No inline bytes: the same message without SGEs, which every
-	 * provider takes (siw refuses an inline copy of nothing).
-	 */
-	if ((copy->send_flags & IB_SEND_INLINE) && !ibpost_sge_total(wr)) {
-		copy->send_flags &= ~IB_SEND_INLINE;
-		copy->num_sge = 0;
-	}
-	/* IBA: a Q_Key with its high bit set means the QP's own. */
-	if (qp->attr.qp_type == IB_QPT_UD &&
-	    (stage->ud.remote_qkey & BIT(31)))
-		stage->ud.remote_qkey = READ_ONCE(qp->attr.qkey);
-	q->stage_wr[i] = wr;
-	ibpost_slot_set_opcode(slot, wr->opcode);
-	if (sink) {
-		/* Its sink's REG_MR, chained before it. */
-		q->stage_prefix[i] = ibpost_sink_attach(q, slot, copy);
-		q->stage_prefix[i]->next = copy;
-		slot->prefixed = true;
-	}
-	if (i)
-		q->stage.send[i - 1].send.next = slot->prefixed ?
-						 q->stage_prefix[i] : copy;
-}
-
-/*
- * The same for the WR @p->n - @p->off of a post loop's batch.
- * Forced inline: the staging group (see the head of this file).
- */
-static __always_inline void ibpost_stage_send(struct ibpost_post *p,
+static __always_inline void ibpost_stage_send(struct ibpost_ring_post *p,
+					      struct ibpost_qp *qp,
 					      struct ibpost_slot *slot,
 					      const struct ib_send_wr *wr,
 					      size_t size, bool sink)
 {
-	__ibpost_stage_send(p->qp, p->q, p->n - p->off, slot, wr, size, sink);
-}
+	union ibpost_send_copy *copy = ibpost_ring_stage_send(p, slot, wr,
+							      size);
 
-/* The same for the caller's receive WR @wr. */
-static inline void __ibpost_stage_recv(struct ibpost_queue *q, u32 i,
-				       struct ibpost_slot *slot,
-				       const struct ib_recv_wr *wr)
-{
-	struct ib_recv_wr *copy = &q->stage.recv[i];
-
-	*copy = *wr;
-	copy->wr_cqe = &slot->cqe;
-	copy->next = NULL;
-	q->stage_wr[i] = wr;
-	if (i)
-		q->stage.recv[i - 1].next = copy;
-}
-
-/* Forced inline: the staging group (see the head of this file). */
-static __always_inline void ibpost_stage_recv(struct ibpost_post *p,
-					      struct ibpost_slot *slot,
-					      const struct ib_recv_wr *wr)
-{
-	__ibpost_stage_recv(p->q, p->n - p->off, slot, wr);
-}
-
-/*
- * Claim the slot of the checked send WR @wr, the post's @k-th (@used
- * slots were in use before the post): decide whether it is posted
- * signaled (see the head of this file) and keep the queue's count of
- * unsignaled WRs, which a refusal restores from the slot.
- * Forced inline: the staging group (see the head of this file).
- */
-static __always_inline struct ibpost_slot *
-ibpost_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
-		  struct ibpost_sync *sync, u32 used, u32 k)
-{
-	bool user_sig = wr->send_flags & IB_SEND_SIGNALED;
-	struct ibpost_slot *slot;
-	bool sig;
-
-	/*
-	 * iWARP: a READ completes when its response is in, after the SENDs
-	 * and WRITEs behind it that completed once sent; no later completion
-	 * may reclaim it as done (nor reuse its sink), so every READ is
-	 * signaled there.
-	 */
-	sig = user_sig || sync ||
-	      (q->sinks && wr->opcode == IB_WR_RDMA_READ) ||
-	      q->since_signal + 1 >= q->signal_interval ||
-	      (used + k + 1 == q->depth && q->since_signal >= q->depth / 2);
-	if (sig && !user_sig && !sync) {
-		q->stats.forced_signals++;
-		trace_ibpost_forced_signal(q, used + k);
-	}
-	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, sig,
-				 user_sig);
-	slot->since_before = q->since_signal;
-	q->since_signal = sig ? 0 : q->since_signal + 1;
-	slot->sync = sync;
-	return slot;
+	/* IBA: a Q_Key with its high bit set means the QP's own. */
+	if (qp->attr.qp_type == IB_QPT_UD &&
+	    (copy->ud.remote_qkey & BIT(31)))
+		copy->ud.remote_qkey = READ_ONCE(qp->attr.qkey);
+	ibpost_ring_link_send(p, slot, sink ?
+			      ibpost_sink_attach(p->q, slot, &copy->send) :
+			      NULL);
 }
 
 /*
@@ -1028,7 +523,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 					      struct ibpost_sync *sync,
 					      const bool one)
 {
-	struct ibpost_post p = { .qp = qp, .q = &qp->sq };
+	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->sq };
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
 	bool sink, faults;
@@ -1039,7 +534,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_queue_count_post(q, one);
-	ibpost_post_begin(&p, wr);
+	ibpost_post_begin(&p, qp, wr);
 	used = q->head - q->tail;
 	/* ibpost's own WRs are never refused by fault injection. */
 	faults = !sync && ibpost_fault_armed();
@@ -1087,16 +582,25 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 			break;
 		}
 
-		slot = ibpost_send_claim(q, cur, sync, used, p.n);
+		/*
+		 * iWARP: a READ completes when its response is in, after the
+		 * SENDs and WRITEs behind it that completed once sent; no
+		 * later completion may reclaim it as done (nor reuse its
+		 * sink), so every READ is signaled there.
+		 */
+		slot = ibpost_ring_send_claim(q, cur, sync,
+					      q->sinks &&
+					      cur->opcode == IB_WR_RDMA_READ,
+					      used, p.n);
 		slot->nuse = nuse;
 		slot->nhit = nhit;
-		ibpost_stage_send(&p, slot, cur, size, sink);
+		ibpost_stage_send(&p, qp, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */
 		next = one ? NULL : cur->next;
 		p.n++;
-		ibpost_post_staged(&p, next);
+		ibpost_ring_post_staged(&p, next);
 	}
-	return ibpost_post_end(&p, cur, (const void **)bad_wr);
+	return ibpost_post_end(&p, qp, cur, (const void **)bad_wr);
 }
 
 /**
@@ -1169,7 +673,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 					      struct ibpost_mr **mrs,
 					      const bool one)
 {
-	struct ibpost_post p = { .qp = qp, .q = &qp->rq };
+	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->rq };
 	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur, *next;
 	bool faults;
@@ -1179,7 +683,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_queue_count_post(q, one);
-	ibpost_post_begin(&p, wr);
+	ibpost_post_begin(&p, qp, wr);
 	used = q->head - q->tail;
 	faults = ibpost_fault_armed();
 	for (cur = wr; cur && !p.ret; cur = next) {
@@ -1226,12 +730,12 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 		slot->nuse = nuse;
 		slot->nhit = nhit;
 		slot->sync = NULL;
-		ibpost_stage_recv(&p, slot, cur);
+		ibpost_ring_stage_recv(&p, slot, cur);
 		next = one ? NULL : cur->next;
 		p.n++;
-		ibpost_post_staged(&p, next);
+		ibpost_ring_post_staged(&p, next);
 	}
-	return ibpost_post_end(&p, cur, (const void **)bad_wr);
+	return ibpost_post_end(&p, qp, cur, (const void **)bad_wr);
 }
 
 /**

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The ring: a work queue's slots from claim to release, and each
- * context back exactly once.
+ * context back exactly once; and the cold half of its submit side (a
+ * refusal's mapping, the busy iWARP retry, batches for the flush worker),
+ * whose hot half is inline in ring_post.h.
  *
  * Every posted WR owns one slot of its queue's ring, in posting order. The
  * provider returns a slot through wc->wr_cqe. A send WR posted without
@@ -33,11 +35,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ibpost.h>
-#include "ring.h"
-#include "ring_trace.h"
+#include "ring_post.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
@@ -783,3 +785,212 @@ bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp)
 	return slot;
 }
 
+/* The submit side's cold half (see ring_post.h). */
+
+/*
+ * How many WRs a chain holds, for the post tracepoints. Counted under the
+ * queue lock, before the provider sees the chain: once it has, the queued
+ * prefix may complete and the consumer free it.
+ */
+u32 __ibpost_ring_chain_len(const void *wr, bool send)
+{
+	u32 n = 0;
+
+	for (; wr; n++)
+		wr = send ? (const void *)((const struct ib_send_wr *)wr)->next :
+			    (const void *)((const struct ib_recv_wr *)wr)->next;
+	return n;
+}
+
+/* Which staged copy, of @m of @size bytes from @stage, @bad is; else @m. */
+static u32 ibpost_ring_stage_index(const void *stage, size_t size, u32 m,
+				   const void *bad)
+{
+	uintptr_t off = (uintptr_t)bad - (uintptr_t)stage;
+
+	if (!bad || bad < stage || off >= size * m || off % size)
+		return m;
+	return off / size;
+}
+
+/*
+ * Where in the batch of @m the provider's refused WR @bad is, as a count
+ * of WRs it queued. A refused prefix took nothing, and its WR was not
+ * queued either. A WR refused after its prefix was taken (a READ behind
+ * its sink's REG_MR) is the client's to hear of: the prefix is queued.
+ */
+static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
+				    const struct ib_send_wr *bad, u32 m)
+{
+	struct ibpost_queue *q = p->q;
+	struct ibpost_slot *slot;
+	u32 i;
+
+	for (i = 0; i < m; i++)
+		if (ibpost_ring_post_slot(p, i)->prefixed &&
+		    q->stage_prefix[i] == bad)
+			return i;
+	i = ibpost_ring_stage_index(q->stage.send, sizeof(*q->stage.send), m,
+				    bad);
+	if (i == m)
+		return 0;
+	slot = ibpost_ring_post_slot(p, i);
+	if (slot->prefixed && q->ops)
+		q->ops->slot_failed(q, slot, true);
+	return i;
+}
+
+/*
+ * The provider refused the staged batch of @m at its WR @sbad (send) or
+ * @rbad (receive). Return: the WRs it queued before that one.
+ */
+u32 ibpost_ring_provider_refused(struct ibpost_ring_post *p, u32 m,
+				 const struct ib_send_wr *sbad,
+				 const struct ib_recv_wr *rbad)
+{
+	struct ibpost_queue *q = p->q;
+	u32 done;
+
+	if (q->is_send)
+		done = sbad ? ibpost_ring_send_refused(p, sbad, m) : 0;
+	else
+		done = ibpost_ring_stage_index(q->stage.recv,
+					       sizeof(*q->stage.recv), m, rbad);
+	/* No bad_wr, or none of ours: nothing was queued. */
+	return done < m ? done : 0;
+}
+
+#ifdef IBPOST_TEST_HOOKS
+/*
+ * Test builds: a hook, asked at a post's first batch, may make "the
+ * provider" refuse the post's chain from WR k on, to exercise the
+ * rollback below deterministically, in whichever batch k falls.
+ */
+int ibpost_ring_submit_hooked(struct ibpost_ring_post *p, u32 m, u32 *done)
+{
+	struct ibpost_queue *q = p->q;
+	struct ibpost_slot *slot;
+	int ret = 0;
+	bool reg;
+	u32 k;
+
+	/* Once per post: not again when iWARP's busy provider is retried. */
+	if (!p->hooked) {
+		p->hooked = true;
+		p->refuse = ibpost_hook(IBPOST_HOOK_SUBMIT, q) - 1;
+	}
+	if (p->refuse < 0 || (u32)p->refuse < p->off ||
+	    (u32)p->refuse - p->off >= m)
+		return ibpost_ring_provider_post(p, m, done);
+	k = p->refuse - p->off;
+	/*
+	 * A prefix (an iWARP READ's sink REG_MR) goes first in the chain:
+	 * "the provider" takes it and refuses its WR, as a provider posting
+	 * one WR after another would.
+	 */
+	slot = ibpost_ring_post_slot(p, k);
+	reg = q->is_send && slot->prefixed;
+	if (reg)
+		q->stage_prefix[k]->next = NULL;
+	else if (k && q->is_send)
+		q->stage.send[k - 1].send.next = NULL;
+	else if (k)
+		q->stage.recv[k - 1].next = NULL;
+	if (k || reg)
+		ret = ibpost_ring_provider_post(p, k + reg, done);
+	if (ret)
+		return ret;
+	/* As a refusal at the provider's WR k: a taken REG_MR held. */
+	*done = q->is_send ?
+		ibpost_ring_send_refused(p, &q->stage.send[k].send, m) : k;
+	return -EIO;
+}
+#endif
+
+/*
+ * Slots [@start, @start + @n) go to the flush worker, not the provider:
+ * it completes them with IB_WC_WR_FLUSH_ERR outside the post call (a
+ * DIRECT queue with a callback: its consumer's next poll does).
+ */
+void ibpost_ring_submit_synthetic(struct ibpost_queue *q, u32 start, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		q->slots[(start + i) & q->mask].synthetic = true;
+	WRITE_ONCE(q->nr_synthetic, q->nr_synthetic + n);
+	queue_work(ibpost_wq, &q->rqp->flush_work);
+}
+
+/*
+ * siw refuses a whole post call with -ENOTCONN, in RTS too, while a state
+ * change of its own holds the QP's state lock (the down_read_trylock() in
+ * siw_post_send()): such a refusal of the call's first WR is tried again
+ * for up to this many times 5 us before it is taken for a connection that
+ * is ending.
+ */
+#define IBPOST_RING_IWARP_BUSY_TRIES	20
+
+/*
+ * The provider refused the staged batch of @m from its WR @done on, with
+ * @pret: release the slots from it on, and have *bad_wr name the caller's
+ * WR.
+ */
+static void ibpost_ring_submit_refused(struct ibpost_ring_post *p, u32 m,
+				       u32 done, int pret)
+{
+	struct ibpost_queue *q = p->q;
+
+	p->bad = q->stage_wr[done];
+	ibpost_slot_unclaim(q, m - done);
+	pr_debug("%s: the provider refused WR %u of %u: %d\n",
+		 q->is_send ? "post_send" : "post_recv", p->off + done, p->n,
+		 pret);
+	p->off += done;
+	p->n = p->off;
+	p->ret = pret;
+	p->rule = IBPOST_RULE_PROVIDER;
+}
+
+/*
+ * The provider refused the staged batch of @m with @pret, after queuing
+ * @done of it (ibpost_ring_submit()): retry a busy iWARP provider, flush the
+ * rest of an ending iWARP connection, or release the slots from the
+ * refused WR on, @p saying which caller's WR and why.
+ */
+void ibpost_ring_submit_error(struct ibpost_ring_post *p, u32 m,
+			      u32 done, int pret)
+{
+	const struct ibpost_ring_qp *rqp = p->rqp;
+	struct ibpost_queue *q = p->q;
+	int i;
+
+	q->provider_errors++;
+
+	/* iWARP: the provider's state lock was busy (above)? */
+	for (i = 0; i < IBPOST_RING_IWARP_BUSY_TRIES && pret == -ENOTCONN &&
+	     !done && rqp->iwarp && rqp->state == IB_QPS_RTS;
+	     i++) {
+		udelay(5);
+		pret = ibpost_ring_submit_hooked(p, m, &done);
+		if (!pret) {
+			p->off += m;
+			return;
+		}
+	}
+	/*
+	 * iWARP: a provider leaving RTS (siw: CLOSING, TERMINATE) refuses
+	 * posts with -ENOTCONN before its QP is in ERR, where IBA has them
+	 * accepted and flushed. ibpost saw RTS, so the connection is ending:
+	 * the rest of the chain is flushed by ibpost, as in ERR.
+	 */
+	if (pret == -ENOTCONN && rqp->iwarp &&
+	    (rqp->state == IB_QPS_RTS || rqp->state == IB_QPS_ERR)) {
+		ibpost_ring_submit_synthetic(q, p->start + p->off + done,
+					     m - done);
+		p->synthetic = true;
+		p->off += m;
+		return;
+	}
+	ibpost_ring_submit_refused(p, m, done, pret);
+}

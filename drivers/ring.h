@@ -2,9 +2,9 @@
 /*
  * The ring engine: a work queue (struct ibpost_queue) with its ring of
  * slots, its staging, signal policy, reclaim and completion bookkeeping,
- * and the helpers on them. It knows the sinks and QP it points to by
- * name only; of the memory a WR's SGEs reference, only the count of its
- * uses (struct ibpost_ring_use).
+ * and the helpers on them (the submit side: ring_post.h). It knows the
+ * sinks and QP it points to by name only; of the memory a WR's SGEs
+ * reference, only the count of its uses (struct ibpost_ring_use).
  */
 #ifndef _IBPOST_RING_H
 #define _IBPOST_RING_H

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ring's submit side, inline in its posting client's loops (post.c):
+ * one post call's state (struct ibpost_ring_post), a WR's slot claimed
+ * under the signal policy, its copy staged for the provider (with a
+ * client's prefix WR chained before it), and each batch handed to the
+ * provider, or, in ERR, to the flush worker; then the post's counts,
+ * trace events and unlock. The cold half (refusals, the flush worker's
+ * batches, the test builds' SUBMIT hook) is in ring.c.
+ *
+ * The client holds q->lock (spin_lock_irqsave() into @p->flags) from its
+ * first check to ibpost_ring_post_end(), which releases it; what it does
+ * under the lock besides (its checks, the MR lookup under dev->mr_lock,
+ * the fault site) nests inside q->lock, as ibpost_base.h orders.
+ */
+#ifndef _IBPOST_RING_POST_H
+#define _IBPOST_RING_POST_H
+
+#include "ring.h"
+#include "ring_trace.h"
+
+/**
+ * struct ibpost_ring_post - one post call, as its client's loop hands it
+ *                           to the ring
+ * @rqp: the QP, as the ring knows it
+ * @q: the queue posted to; its lock is held from the checks to the tail
+ * @flags: the interrupt state spin_lock_irqsave() saved
+ * @start: the ring position of the chain's first WR: its completion id
+ * @n: WRs checked and claimed, from @start on
+ * @off: of those, the WRs handed on (to the provider or the flush
+ *       worker): the staged batch is [@start + @off, @start + @n)
+ * @chain: the chain's length, counted only while the post events are on
+ * @refuse: test builds: the WR from which the SUBMIT hook has "the
+ *          provider" refuse the chain, or -1
+ * @hooked: test builds: the SUBMIT hook was asked (at the first batch)
+ * @synthetic: the QP is in ERR (or its iWARP connection ending): every
+ *             batch goes to the flush worker
+ * @bad: the caller's first WR not queued, or NULL
+ * @rule: the rule @bad broke
+ * @ret: 0, or why @bad was refused
+ */
+struct ibpost_ring_post {
+	struct ibpost_ring_qp *rqp;
+	struct ibpost_queue *q;
+	unsigned long flags;
+	u32 start;
+	u32 n;
+	u32 off;
+	u32 chain;
+	int refuse;
+	bool hooked;
+	bool synthetic;
+	const void *bad;
+	enum ibpost_rule rule;
+	int ret;
+};
+
+/* ring.c: the cold half */
+u32 __ibpost_ring_chain_len(const void *wr, bool send);
+u32 ibpost_ring_provider_refused(struct ibpost_ring_post *p, u32 m,
+				 const struct ib_send_wr *sbad,
+				 const struct ib_recv_wr *rbad);
+void ibpost_ring_submit_synthetic(struct ibpost_queue *q, u32 start, u32 n);
+void ibpost_ring_submit_error(struct ibpost_ring_post *p, u32 m, u32 done,
+			      int pret);
+#ifdef IBPOST_TEST_HOOKS
+int ibpost_ring_submit_hooked(struct ibpost_ring_post *p, u32 m, u32 *done);
+#endif
+
+/*
+ * The same, 0 while the post events are off: no call then.
+ * Forced inline: the checks group (see the head of post.c).
+ */
+static __always_inline u32 ibpost_ring_chain_len(const void *wr, bool send)
+{
+	if (!(send ? trace_ibpost_post_send_enabled() :
+		     trace_ibpost_post_recv_enabled()))
+		return 0;
+	return __ibpost_ring_chain_len(wr, send);
+}
+
+/* The slot of the staged batch's WR @i. */
+static inline struct ibpost_slot *
+ibpost_ring_post_slot(const struct ibpost_ring_post *p, u32 i)
+{
+	return &p->q->slots[(p->start + p->off + i) & p->q->mask];
+}
+
+/* The bytes @wr's SGEs hold. */
+static inline u64 ibpost_sge_total(const struct ib_send_wr *wr)
+{
+	u64 total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	return total;
+}
+
+/*
+ * Hand the first @m copies of the stage to the provider. Return: 0 or the
+ * provider's error, with *@done the WRs it queued.
+ * Forced inline: the submission group (see the head of post.c).
+ */
+static __always_inline int
+ibpost_ring_provider_post(struct ibpost_ring_post *p, u32 m, u32 *done)
+{
+	struct ibpost_queue *q = p->q;
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
+	int ret;
+
+	if (q->is_send)
+		ret = ib_post_send(p->rqp->ibqp,
+				   ibpost_ring_post_slot(p, 0)->prefixed ?
+				   q->stage_prefix[0] : &q->stage.send[0].send,
+				   &sbad);
+	else
+		ret = ib_post_recv(p->rqp->ibqp, q->stage.recv, &rbad);
+	if (likely(!ret)) {
+		*done = m;
+	} else {
+		/* A copy: the post call's own stays out of memory. */
+		struct ibpost_ring_post cold = *p;
+
+		*done = ibpost_ring_provider_refused(&cold, m, sbad, rbad);
+	}
+	return ret;
+}
+
+#ifndef IBPOST_TEST_HOOKS
+/* Forced inline: the submission group (see the head of post.c). */
+static __always_inline int
+ibpost_ring_submit_hooked(struct ibpost_ring_post *p, u32 m, u32 *done)
+{
+	return ibpost_ring_provider_post(p, m, done);
+}
+#endif
+
+/*
+ * The provider step, q->lock held: hand the batch staged since the last
+ * one to the provider, or to the flush worker when the QP is in ERR. On a
+ * refusal, the slots from the refused WR on are released, and @p says
+ * which caller's WR and why (ibpost_ring_submit_error()).
+ * Forced inline: the submission group (see the head of post.c).
+ */
+static __always_inline void ibpost_ring_submit(struct ibpost_ring_post *p)
+{
+	u32 m = p->n - p->off, done;
+	int pret;
+
+	lockdep_assert_held(&p->q->lock);
+	if (!m)
+		return;
+	/*
+	 * Read again for every batch: a completion may have moved the QP to
+	 * ERR (or a UD QP's send queue to SQE) while an earlier batch was
+	 * with the provider. From then on every batch is flushed by ibpost,
+	 * as a later post would be; never the other way round.
+	 */
+	if (unlikely(ibpost_ring_flushing(p->q)))
+		p->synthetic = true;
+	if (unlikely(p->synthetic)) {
+		ibpost_ring_submit_synthetic(p->q, p->start + p->off, m);
+		p->off += m;
+		return;
+	}
+	pret = ibpost_ring_submit_hooked(p, m, &done);
+	if (unlikely(pret)) {
+		/* On a copy, as above. */
+		struct ibpost_ring_post cold = *p;
+
+		ibpost_ring_submit_error(&cold, m, done, pret);
+		*p = cold;
+	} else {
+		p->off += m;
+	}
+}
+
+/*
+ * After the loop staged the chain's WR @n - 1 (its next one: @next): a
+ * full stage goes to the provider before the next WR is staged.
+ * Forced inline: the submission group (see the head of post.c).
+ */
+static __always_inline void ibpost_ring_post_staged(struct ibpost_ring_post *p,
+						    const void *next)
+{
+	if (next && p->n - p->off == p->q->stage_max)
+		ibpost_ring_submit(p);
+}
+
+/*
+ * A post call's start, q->lock held (taken into @p->flags): its chain's
+ * first WR @wr, its first slot at the ring's head. The client then checks
+ * the QP's state and sets @p->synthetic from ibpost_ring_flushing().
+ * Forced inline: the submission group (see the head of post.c).
+ */
+static __always_inline void ibpost_ring_post_begin(struct ibpost_ring_post *p,
+						   const void *wr)
+	__must_hold(&p->q->lock)
+{
+	p->chain = ibpost_ring_chain_len(wr, p->q->is_send);
+	p->start = p->q->head;
+	p->refuse = -1;
+}
+
+/*
+ * The post's trace events, q->lock held: so a post event precedes the
+ * completion events of the WRs it queued, and the refused WR (the
+ * caller's, not queued) may still be read.
+ * Forced inline: the submission group (see the head of post.c).
+ */
+static __always_inline void
+ibpost_ring_post_trace(const struct ibpost_ring_post *p, u32 posted)
+	__must_hold(&p->q->lock)
+{
+	const struct ib_send_wr *bad;
+
+	if (!p->q->is_send) {
+		trace_ibpost_post_recv(p->q, p->start, p->chain, posted,
+				       p->ret);
+		if (p->ret)
+			trace_ibpost_post_recv_err(p->q, posted, p->ret,
+						   p->rule, 0);
+		return;
+	}
+	trace_ibpost_post_send(p->q, p->start, p->chain, posted, p->ret);
+	bad = p->bad;
+	if (p->ret)
+		trace_ibpost_post_send_err(p->q, posted, p->ret, p->rule,
+					   bad ? bad->opcode : 0);
+}
+
+/*
+ * The tail of a post call, its loop having stopped at the caller's WR
+ * @stop: hand the last batch to the provider (ibpost_ring_submit()),
+ * count what was queued, trace the post, and release q->lock (taken by
+ * the client). Return: 0 or why @p->bad was refused.
+ * Forced inline: the submission group (see the head of post.c).
+ */
+static __always_inline int ibpost_ring_post_end(struct ibpost_ring_post *p,
+						const void *stop)
+	__releases(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+
+	/* A check refused @stop, unless the provider refused a batch. */
+	if (p->ret && !p->bad)
+		p->bad = stop;
+	ibpost_ring_submit(p);
+	q->stats.posted += p->off;
+	if (p->ret)
+		ibpost_stats_refused(&q->stats, p->ret);
+	ibpost_ring_post_trace(p, p->off);
+	spin_unlock_irqrestore(&q->lock, p->flags);
+	return p->ret;
+}
+
+/*
+ * Stage the caller's send WR @wr, checked, in @slot, claimed, as the
+ * batch's next copy: its @size bytes, carrying the ring's wr_cqe and
+ * signal. Return: the copy, which the client may still adjust before
+ * ibpost_ring_link_send() chains it.
+ * Forced inline: the staging group (see the head of post.c).
+ */
+static __always_inline union ibpost_send_copy *
+ibpost_ring_stage_send(struct ibpost_ring_post *p, struct ibpost_slot *slot,
+		       const struct ib_send_wr *wr, size_t size)
+{
+	struct ibpost_queue *q = p->q;
+	u32 i = p->n - p->off;
+	union ibpost_send_copy *stage = &q->stage.send[i];
+	struct ib_send_wr *copy = &stage->send;
+
+	/*
+	 * Into the union: @size may be that of an ib_rdma_wr etc. The two
+	 * common sizes are copied with a constant size, in a few moves
+	 * rather than a string copy, every byte included (an ib_reg_wr has
+	 * the size of an ib_rdma_wr, its access where that has padding).
+	 */
+	if (size == sizeof(struct ib_rdma_wr))
+		memcpy(stage, wr, sizeof(struct ib_rdma_wr));
+	else if (size == sizeof(struct ib_send_wr))
+		memcpy(stage, wr, sizeof(struct ib_send_wr));
+	else
+		memcpy(stage, wr, size);
+	copy->wr_cqe = &slot->cqe;
+	copy->next = NULL;
+	if (slot->signaled)
+		copy->send_flags |= IB_SEND_SIGNALED;
+	/*
+	 * No inline bytes: the same message without SGEs, which every
+	 * provider takes (siw refuses an inline copy of nothing).
+	 */
+	if ((copy->send_flags & IB_SEND_INLINE) && !ibpost_sge_total(wr)) {
+		copy->send_flags &= ~IB_SEND_INLINE;
+		copy->num_sge = 0;
+	}
+	q->stage_wr[i] = wr;
+	ibpost_slot_set_opcode(slot, wr->opcode);
+	return stage;
+}
+
+/*
+ * Chain the copy ibpost_ring_stage_send() staged for @slot behind the
+ * batch's last, with the client's @prefix WR (or NULL) before it: the
+ * slot is then prefixed (struct ibpost_ring_ops).
+ * Forced inline: the staging group (see the head of post.c).
+ */
+static __always_inline void ibpost_ring_link_send(struct ibpost_ring_post *p,
+						  struct ibpost_slot *slot,
+						  struct ib_send_wr *prefix)
+{
+	struct ibpost_queue *q = p->q;
+	u32 i = p->n - p->off;
+	struct ib_send_wr *copy = &q->stage.send[i].send;
+
+	if (unlikely(prefix)) {
+		q->stage_prefix[i] = prefix;
+		prefix->next = copy;
+		slot->prefixed = true;
+	}
+	if (i)
+		q->stage.send[i - 1].send.next = slot->prefixed ?
+						 q->stage_prefix[i] : copy;
+}
+
+/* The same for the caller's receive WR @wr. */
+static inline void __ibpost_ring_stage_recv(struct ibpost_queue *q, u32 i,
+					    struct ibpost_slot *slot,
+					    const struct ib_recv_wr *wr)
+{
+	struct ib_recv_wr *copy = &q->stage.recv[i];
+
+	*copy = *wr;
+	copy->wr_cqe = &slot->cqe;
+	copy->next = NULL;
+	q->stage_wr[i] = wr;
+	if (i)
+		q->stage.recv[i - 1].next = copy;
+}
+
+/* Forced inline: the staging group (see the head of post.c). */
+static __always_inline void ibpost_ring_stage_recv(struct ibpost_ring_post *p,
+						   struct ibpost_slot *slot,
+						   const struct ib_recv_wr *wr)
+{
+	__ibpost_ring_stage_recv(p->q, p->n - p->off, slot, wr);
+}
+
+/*
+ * Claim the slot of the checked send WR @wr, the post's @k-th (@used
+ * slots were in use before the post): decide whether it is posted
+ * signaled and keep the queue's count of unsignaled WRs, which a refusal
+ * restores from the slot. Signaled: what the caller asks, ibpost's own
+ * (@sync), what the client must have signaled (@force), every
+ * signal_interval WRs, and the last free slot with more than half the
+ * ring unsignaled behind the last signal (see post.c).
+ * Forced inline: the staging group (see the head of post.c).
+ */
+static __always_inline struct ibpost_slot *
+ibpost_ring_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
+		       struct ibpost_sync *sync, bool force, u32 used, u32 k)
+{
+	bool user_sig = wr->send_flags & IB_SEND_SIGNALED;
+	struct ibpost_slot *slot;
+	bool sig;
+
+	sig = user_sig || sync || force ||
+	      q->since_signal + 1 >= q->signal_interval ||
+	      (used + k + 1 == q->depth && q->since_signal >= q->depth / 2);
+	if (sig && !user_sig && !sync) {
+		q->stats.forced_signals++;
+		trace_ibpost_forced_signal(q, used + k);
+	}
+	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, sig,
+				 user_sig);
+	slot->since_before = q->since_signal;
+	q->since_signal = sig ? 0 : q->since_signal + 1;
+	slot->sync = sync;
+	return slot;
+}
+
+#endif /* _IBPOST_RING_POST_H */
