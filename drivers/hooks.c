@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/workqueue.h>
 #include "ibpost_internal.h"
+#include "ring_post.h"
 
 /* The suites' view of ibpost's insides (ibpost_test_access.h). */
 
@@ -440,6 +441,100 @@ void ibpost_test_ring_unclaim(struct ibpost_queue *q, u32 count)
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_unclaim, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_stage - give a ring of ibpost_test_ring_init() a stage
+ * @q: the send queue
+ * @copies: @max WR copies, zeroed
+ * @wrs: @max caller's WR pointers
+ * @prefix: @max prefix WR pointers
+ * @max: WRs per provider call at most
+ * @interval: the signal interval, at most the ring's depth
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Process context, before the ring is used.
+ * Return: nothing.
+ */
+void ibpost_test_ring_stage(struct ibpost_queue *q,
+			    union ibpost_send_copy *copies, const void **wrs,
+			    struct ib_send_wr **prefix, u32 max, u32 interval)
+{
+	q->stage.send = copies;
+	q->stage_wr = wrs;
+	q->stage_prefix = prefix;
+	q->stage_max = max;
+	q->signal_interval = interval;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_stage, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_post_send - post a chain through the ring's submit side
+ * @q: a send queue of ibpost_test_ring_init() and ibpost_test_ring_stage()
+ * @wr: the chain: each WR's wr_id is its context; its SGEs are not looked
+ *      at (no MR is counted)
+ * @prefix: for each WR of the chain, a prefix WR to chain before it, or
+ *          NULL; or NULL for none
+ * @bad_wr: set to the first WR not queued, or NULL
+ *
+ * The ring's part of a post call as post.c runs it (begin, claim under
+ * the signal policy, stage, link, batches, end) with no check of the
+ * client's, for the ring suite's provider stand-in. For ibpost's own
+ * KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0; -ENOMEM when the ring is full; or the provider's error.
+ */
+int ibpost_test_ring_post_send(struct ibpost_queue *q,
+			       const struct ib_send_wr *wr,
+			       struct ib_send_wr **prefix,
+			       const struct ib_send_wr **bad_wr)
+{
+	struct ibpost_ring_post p = { .rqp = q->rqp, .q = q };
+	const struct ib_send_wr *cur, *next;
+	u32 used;
+
+	spin_lock_irqsave(&q->lock, p.flags);
+	ibpost_ring_post_begin(&p, wr);
+	p.synthetic = ibpost_ring_flushing(q);
+	used = q->head - q->tail;
+	for (cur = wr; cur && !p.ret; cur = next) {
+		struct ibpost_slot *slot;
+
+		if (used + p.n >= q->depth) {
+			p.ret = -ENOMEM;
+			p.rule = IBPOST_RULE_NO_SLOT;
+			break;
+		}
+		slot = ibpost_ring_send_claim(q, cur, NULL, false, used, p.n);
+		ibpost_ring_stage_send(&p, slot, cur, sizeof(*cur));
+		ibpost_ring_link_send(&p, slot, prefix ? prefix[p.n] : NULL);
+		next = cur->next;
+		p.n++;
+		ibpost_ring_post_staged(&p, next);
+	}
+	ibpost_ring_post_end(&p, cur);
+	if (bad_wr)
+		*bad_wr = p.ret ? p.bad : NULL;
+	return p.ret;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_post_send, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_finish_synthetic - complete a ring's WRs posted in ERR
+ * @q: a queue of ibpost_test_ring_init()
+ *
+ * What the QP's flush worker does for its queues. For ibpost's own KUnit
+ * suites only; exists in test builds only.
+ *
+ * Context: Process context, no queue lock held.
+ * Return: how many it completed.
+ */
+u32 ibpost_test_ring_finish_synthetic(struct ibpost_queue *q)
+{
+	return ibpost_queue_finish_synthetic(q, U32_MAX);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_finish_synthetic, IBPOST_NS);
 
 /**
  * ibpost_test_ring_take - take the oldest completion a ring parked

@@ -111,6 +111,15 @@ void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
 			   struct ibpost_ring_use **uses, u32 size, u32 pos);
 void ibpost_test_ring_flush(struct ibpost_queue *q);
 void ibpost_test_ring_unclaim(struct ibpost_queue *q, u32 count);
+union ibpost_send_copy;
+void ibpost_test_ring_stage(struct ibpost_queue *q,
+			    union ibpost_send_copy *copies, const void **wrs,
+			    struct ib_send_wr **prefix, u32 max, u32 interval);
+int ibpost_test_ring_post_send(struct ibpost_queue *q,
+			       const struct ib_send_wr *wr,
+			       struct ib_send_wr **prefix,
+			       const struct ib_send_wr **bad_wr);
+u32 ibpost_test_ring_finish_synthetic(struct ibpost_queue *q);
 bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp);
 
 #endif /* _IBPOST_TEST_ACCESS_H */

@@ -8,7 +8,11 @@
  * unsignaled sends before it, a completion with no consumer callback is
  * parked until taken, every context comes back exactly once, whether
  * its completion came from the provider, from a flush, or twice, and the
- * uses a WR's SGEs hold are released once, however the WR ends.
+ * uses a WR's SGEs hold are released once, however the WR ends. Its
+ * submit side, through a test client that posts as post.c does and a
+ * stand-in provider (the ib_device's post_send op): the signal policy,
+ * a refusal's bad_wr at each position of a two-batch chain, a client's
+ * prefix WR, and posts in ERR returned by the flush worker.
  */
 #include <linux/bitmap.h>
 #include <linux/module.h>
@@ -334,12 +338,305 @@ static void ibpost_ring_uses_released_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->dups, 0);
 }
 
+/* The provider stand-in's record of one WR it took. */
+struct ring_rec {
+	u64 wr_id;
+	int flags;
+	struct ib_cqe *cqe;
+};
+
+#define RING_STAGE	4
+#define RING_PREFIX_ID	100
+
+/*
+ * What the stand-in provider does (under the queue's lock, interrupts
+ * off: it only records): takes WR after WR, and refuses the one whose
+ * id is @refuse_id, naming it in *bad, or naming none (@refuse_name 1),
+ * or naming a WR that is none of the chain's (@refuse_name 2). A
+ * copy's id is its slot's context (the caller's wr_id: the copy carries
+ * the slot's wr_cqe in its place); @pre's is RING_PREFIX_ID.
+ */
+struct ring_fake {
+	struct ibpost_queue *q;
+	struct ring_rec rec[32];
+	int nrec, calls, failed, failed_taken;
+	u64 refuse_id;
+	int refuse_name;
+	struct ib_send_wr foreign;
+	const struct ib_send_wr *pre;
+	union ibpost_send_copy copies[RING_STAGE];
+	const void *wrs[RING_STAGE];
+	struct ib_send_wr *prefix[RING_STAGE];
+};
+
+static struct ring_fake *ring_fake_of(struct ib_qp *ibqp)
+{
+	return ibqp->qp_context;
+}
+
+static int ring_fake_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			       const struct ib_send_wr **bad)
+{
+	struct ring_fake *f = ring_fake_of(ibqp);
+
+	f->calls++;
+	for (; wr; wr = wr->next) {
+		u64 id = wr == f->pre ? RING_PREFIX_ID :
+			 (uintptr_t)container_of(wr->wr_cqe, struct ibpost_slot,
+						 cqe)->context;
+
+		if (f->refuse_id && id == f->refuse_id) {
+			*bad = f->refuse_name == 2 ? &f->foreign :
+			       f->refuse_name ? NULL : wr;
+			return -EIO;
+		}
+		if ((size_t)f->nrec < ARRAY_SIZE(f->rec)) {
+			f->rec[f->nrec].wr_id = id;
+			f->rec[f->nrec].flags = wr->send_flags;
+			f->rec[f->nrec].cqe = wr->wr_cqe;
+		}
+		f->nrec++;
+	}
+	return 0;
+}
+
+/* The client's ops: counts what the ring tells of prefixed slots. */
+static void ring_fake_slot_failed(struct ibpost_queue *q,
+				  struct ibpost_slot *slot, bool prefix_taken)
+{
+	struct ring_fake *f = ring_fake_of(q->rqp->ibqp);
+
+	f->failed++;
+	f->failed_taken += prefix_taken;
+}
+
+static void ring_fake_send_succeeded(struct ibpost_queue *q, u32 pos)
+{
+}
+
+static const struct ibpost_ring_ops ring_fake_ops = {
+	.slot_failed = ring_fake_slot_failed,
+	.send_succeeded = ring_fake_send_succeeded,
+};
+
+/* The flush worker of a QP in ERR, for the ring's queue alone. */
+static void ring_fake_flush_work(struct work_struct *work)
+{
+	struct ibpost_ring_qp *rqp = container_of(work, struct ibpost_ring_qp,
+						  flush_work);
+
+	ibpost_test_ring_finish_synthetic(ring_fake_of(rqp->ibqp)->q);
+}
+
+/*
+ * A send queue of ring_env_new() with a stage of RING_STAGE copies, a
+ * signal interval of @interval, and the stand-in provider behind it.
+ */
+static struct ring_fake *ring_fake_new(struct ring_env *e, u32 interval)
+{
+	struct ring_fake *f = kunit_kzalloc(e->test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(e->test, f);
+	f->q = &e->q;
+	e->ibqp->qp_context = f;
+	e->ibdev->ops.post_send = ring_fake_post_send;
+	e->q.ops = &ring_fake_ops;
+	INIT_WORK(&e->rqp.flush_work, ring_fake_flush_work);
+	ibpost_test_ring_stage(&e->q, f->copies, f->wrs, f->prefix,
+			       RING_STAGE, interval);
+	return f;
+}
+
+/* A chain of @n unsignaled SENDs, wr_id 1 to @n. */
+static void ring_chain(struct ib_send_wr *wr, int n)
+{
+	int i;
+
+	memset(wr, 0, n * sizeof(*wr));
+	for (i = 0; i < n; i++) {
+		wr[i].wr_id = i + 1;
+		wr[i].opcode = IB_WR_SEND;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+}
+
+/* The slot the stand-in's record @i was posted from. */
+static struct ibpost_slot *ring_rec_slot(struct ring_fake *f, int i)
+{
+	return container_of(f->rec[i].cqe, struct ibpost_slot, cqe);
+}
+
+/*
+ * The signal policy: one-WR unsignaled posts with a signal interval of
+ * 4 reach the provider signaled every fourth WR (forced, counted, never
+ * shown), each with its slot's ib_cqe; a forced signal's completion
+ * reclaims the three before it.
+ */
+static void ibpost_ring_submit_signal_interval(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0);
+	struct ring_fake *f = ring_fake_new(e, 4);
+	struct ib_send_wr wr[12];
+	int i;
+
+	ring_chain(wr, 12);
+	for (i = 0; i < 12; i++) {
+		wr[i].next = NULL;
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_test_ring_post_send(&e->q, &wr[i], NULL,
+							   NULL));
+	}
+	KUNIT_ASSERT_EQ(test, f->nrec, 12);
+	KUNIT_EXPECT_EQ(test, f->calls, 12);
+	for (i = 0; i < 12; i++) {
+		KUNIT_EXPECT_EQ(test, f->rec[i].wr_id, (u64)i + 1);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    !!(f->rec[i].flags & IB_SEND_SIGNALED),
+				    i % 4 == 3, "WR %d", i);
+		KUNIT_EXPECT_PTR_EQ(test, f->rec[i].cqe,
+				    &e->q.slots[i & e->q.mask].cqe);
+	}
+	KUNIT_EXPECT_EQ(test, e->q.stats.forced_signals, 3ULL);
+	KUNIT_EXPECT_EQ(test, e->q.stats.posted, 12ULL);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 12U);
+	ring_complete(e, ring_rec_slot(f, 3), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 8U);
+	ring_complete(e, ring_rec_slot(f, 7), IB_WC_SUCCESS);
+	ring_complete(e, ring_rec_slot(f, 11), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 0U);
+	KUNIT_EXPECT_EQ(test, e->q.stats.completed, 12ULL);
+	KUNIT_EXPECT_EQ(test, e->calls, 0);
+}
+
+/*
+ * A chain of six in batches of four, the provider refusing WR k (naming
+ * it, naming none, or naming a WR not in the chain): the post returns
+ * its error, bad_wr names the caller's WR from which nothing is queued
+ * (k, or the first of k's batch when the provider names none of the
+ * batch's WRs), exactly the WRs before it are queued and
+ * counted, in order, the provider is not called after the refusal, and
+ * each queued context comes back once at the flush.
+ */
+static void ibpost_ring_submit_refusal_maps_bad_wr(struct kunit *test)
+{
+	struct ib_send_wr wr[6];
+	const struct ib_send_wr *bad;
+	static const char * const named[] = { "it", "none", "another WR" };
+	int k, name, i;
+
+	for (name = 0; name < 3; name++) {
+		for (k = 0; k < 6; k++) {
+			struct ring_env *e = ring_env_new(test, true, true, 0);
+			struct ring_fake *f = ring_fake_new(e, 15);
+			int queued = name ? k / RING_STAGE * RING_STAGE : k;
+
+			ring_chain(wr, 6);
+			f->refuse_id = k + 1;
+			f->refuse_name = name;
+			KUNIT_EXPECT_EQ(test, -EIO,
+					ibpost_test_ring_post_send(&e->q, wr,
+								   NULL, &bad));
+			KUNIT_EXPECT_PTR_EQ_MSG(test, bad,
+						(const struct ib_send_wr *)&wr[queued],
+						"refused at %d, named %s", k,
+						named[name]);
+			KUNIT_EXPECT_EQ(test, f->calls, 1 + (k >= RING_STAGE));
+			KUNIT_EXPECT_EQ(test, e->q.stats.posted, (u64)queued);
+			KUNIT_EXPECT_EQ(test, e->q.provider_errors, 1U);
+			KUNIT_EXPECT_EQ(test, ring_in_use(e), (u32)queued);
+			KUNIT_EXPECT_EQ(test, e->q.since_signal, (u32)queued);
+			for (i = 0; i < queued; i++)
+				KUNIT_EXPECT_EQ(test, f->rec[i].wr_id,
+						(u64)i + 1);
+			ibpost_test_ring_flush(&e->q);
+			KUNIT_EXPECT_EQ(test, e->flushed, queued);
+			KUNIT_EXPECT_EQ(test, e->dups, 0);
+		}
+	}
+}
+
+/*
+ * A client's prefix WR before the chain's second WR: given to the
+ * provider first, its WR's slot prefixed. The provider refusing the WR
+ * behind a prefix it took: the client hears of it once (prefix taken);
+ * refusing the prefix: the WR is not queued and the client hears
+ * nothing. bad_wr names the caller's WR either way, never the prefix.
+ */
+static void ibpost_ring_submit_prefix(struct kunit *test)
+{
+	struct ib_send_wr wr[3], pre;
+	const struct ib_send_wr *bad;
+	int refuse;
+
+	for (refuse = 0; refuse < 3; refuse++) {
+		struct ring_env *e = ring_env_new(test, true, true, 0);
+		struct ring_fake *f = ring_fake_new(e, 15);
+		struct ib_send_wr *prefix[3] = { NULL, &pre, NULL };
+		int ret;
+
+		ring_chain(wr, 3);
+		memset(&pre, 0, sizeof(pre));
+		pre.opcode = IB_WR_LOCAL_INV;
+		f->pre = &pre;
+		f->refuse_id = refuse == 1 ? 2 :
+			       refuse == 2 ? RING_PREFIX_ID : 0;
+		ret = ibpost_test_ring_post_send(&e->q, wr, prefix, &bad);
+		if (!refuse) {
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			KUNIT_ASSERT_EQ(test, f->nrec, 4);
+			KUNIT_EXPECT_EQ(test, f->rec[1].wr_id,
+					(u64)RING_PREFIX_ID);
+			KUNIT_EXPECT_EQ(test, f->rec[2].wr_id, 2ULL);
+			KUNIT_EXPECT_TRUE(test, e->q.slots[1].prefixed);
+			KUNIT_EXPECT_FALSE(test, e->q.slots[2].prefixed);
+			KUNIT_EXPECT_EQ(test, e->q.stats.posted, 3ULL);
+			KUNIT_EXPECT_EQ(test, f->failed, 0);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, ret, -EIO);
+		KUNIT_EXPECT_PTR_EQ(test, bad,
+				    (const struct ib_send_wr *)&wr[1]);
+		KUNIT_EXPECT_EQ(test, e->q.stats.posted, 1ULL);
+		KUNIT_EXPECT_EQ(test, f->nrec, refuse == 1 ? 2 : 1);
+		KUNIT_EXPECT_EQ_MSG(test, f->failed, refuse == 1 ? 1 : 0,
+				    "refused at the %s", refuse == 1 ?
+				    "prefixed WR" : "prefix");
+		KUNIT_EXPECT_EQ(test, f->failed_taken, f->failed);
+	}
+}
+
+/*
+ * Posted while the QP is in ERR: nothing reaches the provider; the flush
+ * worker returns each context once, flushed.
+ */
+static void ibpost_ring_submit_in_err_flushes(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0);
+	struct ring_fake *f = ring_fake_new(e, 15);
+	struct ib_send_wr wr[3];
+
+	ring_chain(wr, 3);
+	WRITE_ONCE(e->rqp.state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_test_ring_post_send(&e->q, wr, NULL, NULL));
+	flush_work(&e->rqp.flush_work);
+	KUNIT_EXPECT_EQ(test, f->calls, 0);
+	KUNIT_EXPECT_EQ(test, e->calls, 3);
+	KUNIT_EXPECT_EQ(test, e->flushed, 3);
+	KUNIT_EXPECT_EQ(test, e->dups, 0);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 0U);
+}
+
 static struct kunit_case ibpost_ring_cases[] = {
 	KUNIT_CASE(ibpost_ring_wraps_at_u32),
 	KUNIT_CASE(ibpost_ring_error_returns_unsignaled),
 	KUNIT_CASE(ibpost_ring_parks_without_callback),
 	KUNIT_CASE(ibpost_ring_exactly_once_under_flush),
 	KUNIT_CASE(ibpost_ring_uses_released_once),
+	KUNIT_CASE(ibpost_ring_submit_signal_interval),
+	KUNIT_CASE(ibpost_ring_submit_refusal_maps_bad_wr),
+	KUNIT_CASE(ibpost_ring_submit_prefix),
+	KUNIT_CASE(ibpost_ring_submit_in_err_flushes),
 	{}
 };
 
