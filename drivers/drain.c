@@ -41,8 +41,6 @@ int ibpost_drain_init(struct ibpost_qp *qp)
 	init_completion(&qp->rq_marker.done);
 	qp->sq_marker.cqe.done = ibpost_marker_done;
 	qp->rq_marker.cqe.done = ibpost_marker_done;
-	qp->sq.reclaim_cqe[0].done = ibpost_sq_reclaim_done;
-	qp->sq.reclaim_cqe[1].done = ibpost_sq_reclaim_done;
 	if (qp->attr.qp_type != IB_QPT_UD)
 		return 0;
 	ret = ibpost_loopback_av(qp, &av);

@@ -119,7 +119,7 @@ extern struct workqueue_struct *ibpost_wq;
 
 /*
  * The rules a post checks a WR against, named by the refusal trace events
- * (ibpost_post_send_err, ibpost_post_recv_err); ibpost_trace.h lists
+ * (ibpost_post_send_err, ibpost_post_recv_err); ring_trace.h lists
  * them again, for TRACE_DEFINE_ENUM() and ibpost_show_rule().
  */
 enum ibpost_rule {

@@ -42,6 +42,7 @@
 #include "ring_post.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /*
  * A queue of @rqp, owned by @qp (handed to @done_fn, the consumer's
@@ -61,7 +62,10 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 	q->done_fn = done_fn;
 }
 
-/* What never changes in a slot of @q's ring, set once, not per post. */
+/*
+ * What never changes in a slot of @q's ring, set once, not per post; and
+ * a send queue's reclaim marker entries (ibpost_ring_reclaim_retired()).
+ */
 void ibpost_queue_slots_init(struct ibpost_queue *q)
 {
 	u32 i;
@@ -70,6 +74,10 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 		q->slots[i].cqe.done = q->is_send ? ibpost_send_done :
 						    ibpost_recv_done;
 		q->slots[i].queue = q;
+	}
+	if (q->is_send) {
+		q->reclaim_cqe[0].done = ibpost_sq_reclaim_done;
+		q->reclaim_cqe[1].done = ibpost_sq_reclaim_done;
 	}
 }
 
@@ -278,9 +286,9 @@ static void ibpost_state_failed(struct ibpost_queue *q)
 
 /*
  * @slot's WR did not succeed (@wc): what that changes besides the
- * context's return, before the slot's MR uses are released. Out of line,
- * so that a success, the common case, tests its status once here. The
- * error is logged under q->lock (rate-limited, as the stale warning is).
+ * context's return, before the slot's MR uses are released. A success,
+ * the common case, tests its status once, before calling this. The error
+ * is logged under q->lock (rate-limited, as the stale warning is).
  */
 static void ibpost_slot_failed(struct ibpost_queue *q,
 			       struct ibpost_slot *slot,
@@ -595,7 +603,7 @@ void ibpost_ring_reclaim_unblock(struct ibpost_queue *q, bool mine,
  *
  * Context: The send CQ's completion context.
  */
-void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
+static void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibpost_queue *q = cq->cq_context;
 	unsigned long flags;

@@ -285,8 +285,9 @@ struct ibpost_ring_qp {
  * @held_pos: the latest held sink's READ position
  * @held_done: a send WR at @held_done or later succeeded (under @lock)
  * @reclaim_cqe: send queue: the completion entries of the reclaim marker
- *               (ibpost_ring_reclaim_retired()), a send marker posted in ERR behind send WRs
- *               that succeeded unsignaled, so that their slots come back;
+ *               (ibpost_ring_reclaim_retired()), a send marker posted in
+ *               ERR behind send WRs that succeeded unsignaled, so that
+ *               their slots come back;
  *               the one of @reclaim_gen is current
  * @reclaim_gen: under @lock: flipped when a RESET finds a reclaim marker
  *               with the provider, whose completion, should it still
@@ -489,7 +490,6 @@ u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
 bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
-void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibpost_ring_reclaim_retired(struct ibpost_queue *q);
 bool ibpost_ring_reclaim_block(struct ibpost_queue *q);
 void ibpost_ring_reclaim_unblock(struct ibpost_queue *q, bool mine,
