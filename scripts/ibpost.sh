@@ -97,21 +97,47 @@ budget() {
 . "$REPO/scripts/lib/guests.sh"
 # shellcheck source=scripts/lib/bench.sh
 . "$REPO/scripts/lib/bench.sh"
+# shellcheck source=scripts/lib/background.sh
+. "$REPO/scripts/lib/background.sh"
 
 cmd_test() {
-	local start k out fail=0 t
+	local start k out fail=0 t r first=${KERNELS%% *} rest=
 	start=$(date +%s)
 	report_reset
 	t=$(date +%s)
 	deps
 	report "$REPORT" all packages "Debian packages present or installed" 0 "$t"
-	prepare_kernels
-	lint_all "$REPORT"
+	# The first series' kernel now; the others' (when not cached) and the
+	# stock stages' preparation in the background while the first
+	# guests run (scripts/lib/background.sh).
+	for k in $KERNELS; do
+		SRC[$k]=$(src_dir "$k")
+		[ "$k" = "$first" ] || rest="$rest $k"
+	done
+	t=$(date +%s)
+	BDIR[$first]=$(kernel "$first")
+	report_kernel "$first" "$t" $(( $(date +%s) - t ))
+	t=$(date +%s)
+	lint_sources "${SRC[${KERNELS##* }]}" "$OUTROOT/${KERNELS##* }"
+	report "$REPORT" all lint "checkpatch --strict and kernel-doc (Linux ${KERNELS##* }'s scripts): clean" 0 "$t"
 	for k in $KERNELS; do
 		out=$OUTROOT/$k
+		mkdir -p "$out"
+		if [ -z "${BDIR[$k]:-}" ]; then
+			t=$(date +%s)
+			r=$(bg_wait "kernel-$k") || die "the Linux $k test kernel could not be built"
+			BDIR[$k]=${r% *}
+			report_kernel "$k" "$t" "${r#* }" background
+		fi
 		log "==== Linux $k: debug test kernel $(basename "${BDIR[$k]}") ===="
 		t=$(date +%s)
-		# The modules of lint_all's build of this kernel, in $out/build.
+		lint_build "${SRC[$k]}" "${BDIR[$k]}" "$out"
+		report "$REPORT" "$k" sparse "sparse C=2 and W=1 against Linux $k: clean" 0 "$t"
+		# Once the CPU-bound lint is over: the guests leave CPU time.
+		# shellcheck disable=SC2086 # one word per series
+		[ -n "$BG_DIR" ] || bg_start $rest
+		t=$(date +%s)
+		# The modules of lint_build's build of this kernel, in $out/build.
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1
@@ -143,12 +169,16 @@ cmd_test() {
 	for k in $KERNELS; do
 		for f in $STOCK_FLAVOURS; do
 			t=$(date +%s)
+			# Prepared in the background; prepared here if that
+			# process died first.
+			bg_wait "stock-$k-$f" > /dev/null || true
 			stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" \
 				"${SRC[$k]}" "$(stage_timeout stock)" "$REPORT" \
 				"$f" || fail=1
 			log "Linux $k: DKMS and stock $f kernel took $(( $(date +%s) - t )) s"
 		done
 	done
+	bg_stop
 	budget "$start" >> "$REPORT"
 	log "report ($REPORT):"
 	cat "$REPORT" >&2
@@ -263,5 +293,7 @@ smoke)	# only the bench smoke stage of "test"
 deps) deps ;;
 kernel) deps; prepare_kernels ;;
 bench-kernel) deps; kernel "${KERNELS%% *}" "$BENCHCONFIG" ;;
+background) # the test command's own background process (never by hand)
+	shift; cmd_background "$@" ;;
 *) echo "usage: $0 {test|quick|stock|demo|bench|smoke|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
 esac

@@ -76,6 +76,20 @@ kernel() {
 	echo "$bdir"
 }
 
+# The report's line for series $1's test kernel (in BDIR), got since $2
+# (date +%s): $3 the seconds kernel() took; $4 "background" when
+# bg_wait got it (the line's time is then the foreground's wait).
+report_kernel() {
+	local k=$1 t=$2 took=${3:-0} how=
+	[ -f "$REPORT" ] || return 0
+	[ "${4:-}" != background ] || how=" in the background ($took s, alongside the earlier stages)"
+	if [ "$took" -gt 60 ]; then
+		report "$REPORT" "$k" "test kernel" "built $(basename "${BDIR[$k]}") (cold)$how" 0 "$t"
+	else
+		report "$REPORT" "$k" "test kernel" "cached $(basename "${BDIR[$k]}")" 0 "$t"
+	fi
+}
+
 # The source tree and the debug test kernel of every series to run, built
 # (or found in the cache) before any stage starts.
 declare -A SRC BDIR
@@ -85,11 +99,6 @@ prepare_kernels() {
 		t=$(date +%s)
 		SRC[$k]=$(src_dir "$k")
 		BDIR[$k]=$(kernel "$k")
-		[ -f "$REPORT" ] || continue
-		if [ $(( $(date +%s) - t )) -gt 60 ]; then
-			report "$REPORT" "$k" "test kernel" "built $(basename "${BDIR[$k]}") (cold)" 0 "$t"
-		else
-			report "$REPORT" "$k" "test kernel" "cached $(basename "${BDIR[$k]}")" 0 "$t"
-		fi
+		report_kernel "$k" "$t" $(( $(date +%s) - t ))
 	done
 }

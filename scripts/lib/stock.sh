@@ -116,51 +116,92 @@ stock_consumers() {
 	fi
 }
 
-# The stage for series $1, flavour $8 (amd64 or rt-amd64): repository
-# $2, cache $3, results in $4, the series' kernel source $5 (for
-# kunit.py), guest timeout $6 s, report file $7 (a line per step).
-stock_stage() {
-	local series=$1 repo=$2 cache=$3 out=$4 src=$5 timeout=$6 rep=$7
-	local flavour=${8:-amd64} kver root ksrc stage ir r fail=0 t name=stock
-	t=$(date +%s)
+# Prepare the stage for series $1, flavour $5 (amd64 or rt-amd64):
+# repository $2, cache $3, results in $4/<stage name>. Downloads the
+# release's packages, builds ibpost through DKMS and the consumers
+# against them, and packs the guest's initramfs. Writes the stage
+# directory's "prepared" file, read by stock_stage: the release, the
+# DKMS result and seconds, the preparation's result and seconds. The test
+# command runs it in the background while the guests run
+# (scripts/lib/background.sh); its output is in the stage's prepare.log.
+stock_prepare() {
+	local series=$1 repo=$2 cache=$3 out=$4 flavour=${5:-amd64}
+	local kver root ksrc stage ir t dkms=1 dkms_s=0 prep=1 name=stock
 	[ "$flavour" = amd64 ] || name=stock-${flavour%-amd64}
-	kver=$(stock_kver "$series" "$flavour")
-	if [ -z "$kver" ]; then
-		apt-get update -qq
-		kver=$(stock_kver "$series" "$flavour")
-	fi
-	if [ -z "$kver" ]; then
-		report "$rep" "$series" "$name kernel" "no Debian $flavour kernel release found for $series" 1 "$t"
-		return 1
-	fi
-	log "==== Linux $series: Debian's stock kernel $kver, ibpost through DKMS ===="
-	if ! root=$(stock_root "$kver" "$cache"); then
-		report "$rep" "$series" "stock kernel" "apt-get download or dpkg -x of $kver's packages failed" 1 "$t"
-		return 1
-	fi
-	ksrc=$root/usr/src/linux-headers-$kver
 	stage=$out/$name
 	rm -rf "$stage" && mkdir -p "$stage" || return 1
-	IBPOST_DKMS_KVER=$kver IBPOST_DKMS_KSRC=$ksrc \
-		IBPOST_DKMS_STAGE=$stage/dkms \
-		"$repo/scripts/dkms-check.sh" "$repo" >&2 || fail=1
-	report "$rep" "$series" "dkms" "dkms build + install against linux-headers-$kver" $fail "$t"
-	[ $fail = 0 ] || return 1
-
+	exec 3>&2 2> "$stage/prepare.log"
+	t=$(date +%s)
+	kver=$(stock_kver "$series" "$flavour")
+	if [ -z "$kver" ]; then
+		apt-get update -qq >&2
+		kver=$(stock_kver "$series" "$flavour")
+	fi
+	if [ -n "$kver" ] && root=$(stock_root "$kver" "$cache"); then
+		ksrc=$root/usr/src/linux-headers-$kver
+		IBPOST_DKMS_KVER=$kver IBPOST_DKMS_KSRC=$ksrc \
+			IBPOST_DKMS_STAGE=$stage/dkms \
+			"$repo/scripts/dkms-check.sh" "$repo" >&2 && dkms=0
+		dkms_s=$(( $(date +%s) - t ))
+	fi
 	t=$(date +%s)
 	ir=$stage/initramfs
-	if ! stock_consumers "$repo" "$ksrc" "$stage/dkms/Module.symvers" \
-		"$stage/consumers" ||
-	   ! guest_userspace "$ir" "$repo/scripts/guest-init.sh" \
-		"$repo/scripts/guest" ||
-	   ! stock_modules "$root" "$kver" "$ir" ||
-	   ! mkdir -p "$ir/lib/modules/$kver/updates" ||
-	   ! cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/" ||
-	   ! cp "$stage"/consumers/*.ko "$ir/ibpost/" ||
-	   ! pack_initramfs "$ir" "$stage/initramfs.cpio.gz"; then
+	if [ $dkms = 0 ] &&
+	   stock_consumers "$repo" "$ksrc" "$stage/dkms/Module.symvers" \
+		"$stage/consumers" &&
+	   guest_userspace "$ir" "$repo/scripts/guest-init.sh" \
+		"$repo/scripts/guest" &&
+	   stock_modules "$root" "$kver" "$ir" &&
+	   mkdir -p "$ir/lib/modules/$kver/updates" &&
+	   cp -a "$stage/dkms/updates/dkms" "$ir/lib/modules/$kver/updates/" &&
+	   cp "$stage"/consumers/*.ko "$ir/ibpost/" &&
+	   pack_initramfs "$ir" "$stage/initramfs.cpio.gz"; then
+		prep=0
+	fi
+	exec 2>&3 3>&-
+	echo "${kver:--} $dkms $dkms_s $prep $(( $(date +%s) - t ))" \
+		> "$stage/prepared"
+	[ $prep = 0 ]
+}
+
+# The stage for series $1, flavour $8 (amd64 or rt-amd64): repository
+# $2, cache $3, results in $4, the series' kernel source $5 (for
+# kunit.py), guest timeout $6 s, report file $7 (a line per step). Uses
+# what the background process's stock_prepare left in the stage
+# directory, or prepares it now.
+stock_stage() {
+	local series=$1 repo=$2 cache=$3 out=$4 src=$5 timeout=$6 rep=$7
+	local flavour=${8:-amd64} kver root stage r fail=0 t name=stock
+	local dkms dkms_s prep prep_s how=
+	t=$(date +%s)
+	[ "$flavour" = amd64 ] || name=stock-${flavour%-amd64}
+	stage=$out/$name
+	if [ -n "$BG_DIR" ] && [ -e "$BG_DIR/stock-$series-$flavour" ] &&
+	   [ -e "$stage/prepared" ]; then
+		how=", in the background while the guests ran"
+		prep_s=0
+	else
+		stock_prepare "$series" "$repo" "$cache" "$out" "$flavour" ||
+			true
+	fi
+	read -r kver dkms dkms_s prep r < "$stage/prepared" || return 1
+	[ -n "$how" ] || prep_s=$r
+	log "==== Linux $series: Debian's stock kernel $kver, ibpost through DKMS ===="
+	if [ "$kver" = - ]; then
+		cat "$stage/prepare.log" >&2
+		report "$rep" "$series" "$name kernel" "no Debian $flavour kernel release found for $series, or its packages could not be downloaded" 1 "$t"
+		return 1
+	fi
+	[ "$dkms" = 0 ] || cat "$stage/prepare.log" >&2
+	report "$rep" "$series" "dkms" "dkms build + install against linux-headers-$kver$how" "$dkms" $(( $(date +%s) - dkms_s ))
+	[ "$dkms" = 0 ] || return 1
+	if [ "$prep" != 0 ]; then
+		cat "$stage/prepare.log" >&2
 		report "$rep" "$series" "$name kernel" "the guest for $kver could not be prepared" 1 "$t"
 		return 1
 	fi
+	t=$(date +%s)
+	root=$cache/stock-$kver/root
 	boot_guest "$root/boot/vmlinuz-$kver" "$stage/initramfs.cpio.gz" stock \
 		"$out/console-$name.log" "$timeout" "" || fail=1
 	r=$(ktap_parse "$out/console-$name.log" "$src" "$out/kunit-$name") ||
@@ -169,6 +210,6 @@ stock_stage() {
 	[ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] || fail=1
 	ktap_why "$out/kunit-$name" "$out/console-$name.log"
 	check_log "$out/console-$name.log" || fail=1
-	report "$rep" "$series" "$name kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, modprobe -r)" $fail "$t"
+	report "$rep" "$series" "$name kernel" "Debian $kver: $3 of $2 checks passed (modprobe by name, demo, add/remove, modprobe -r)" $fail $(( t - prep_s ))
 	return $fail
 }

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# background.sh - the work the test command does while its guests run
+# (sourced by scripts/ibpost.sh).
+#
+# A TCG guest leaves about 40 % of the 2-core host idle: a vmstat of a
+# 6.12 rxe guest read 35 to 85 % idle after its boot, while the suites
+# wait for completions, sleep between removal cycles and hand work to
+# rxe's threads. The test command uses that time for the work no guest
+# needs yet, one item after the other in a process of its own (the
+# "background" command of scripts/ibpost.sh):
+#
+#   1. the debug test kernels of the later series that are not cached (a
+#      cold run: the 6.12 kernel builds while 6.1's guests run);
+#   2. each stock flavour's preparation (stock_prepare: the Debian
+#      packages, the DKMS build, the consumers, the guest's initramfs).
+#
+# It runs at SCHED_IDLE priority (chrt --idle, inherited by every make
+# and compiler it starts) and in the idle I/O class, so it only takes a
+# CPU that no guest thread wants: the guests keep their speed and their
+# timeouts. When the foreground needs an item (bg_wait) and nothing else
+# runs, the item has both CPUs. Each item leaves a marker in $BG_DIR:
+# "<item>" with its result when done, "<item>.failed" when it failed.
+
+BG_DIR=
+BG_PID=
+
+# Start the background process for the series in $@ whose kernels the
+# foreground has not built (may be none); the stock preparations follow.
+bg_start() {
+	BG_DIR=$OUTROOT/background
+	rm -rf "$BG_DIR" && mkdir -p "$BG_DIR"
+	setsid "$REPO/scripts/ibpost.sh" background "$BG_DIR" "$@" \
+		> "$BG_DIR/log" 2>&1 < /dev/null &
+	# Its own pid (a session and process group of its own) once it runs.
+	while [ ! -s "$BG_DIR/pid" ]; do
+		kill -0 $! 2> /dev/null || [ -s "$BG_DIR/pid" ] ||
+			die "the background process did not start: $(cat "$BG_DIR/log")"
+		sleep 0.1
+	done
+	BG_PID=$(cat "$BG_DIR/pid")
+	trap bg_stop EXIT
+}
+
+# Stop the background process and everything it started (the run ends
+# or failed before it needed the rest).
+bg_stop() {
+	[ -n "$BG_PID" ] || return 0
+	kill -- "-$BG_PID" 2> /dev/null || true
+	BG_PID=
+}
+
+# Wait for background item $1; prints its result. Fails if the item
+# failed or the background process ended without it.
+bg_wait() {
+	local item=$1
+	while [ ! -e "$BG_DIR/$item" ]; do
+		if [ -e "$BG_DIR/$item.failed" ] ||
+		   ! kill -0 "$BG_PID" 2> /dev/null; then
+			[ -e "$BG_DIR/$item" ] && break
+			log "background item $item failed; its log:"
+			tail -40 "$BG_DIR/log" >&2
+			return 1
+		fi
+		sleep 2
+	done
+	cat "$BG_DIR/$item"
+}
+
+# The background process itself: $1 the marker directory, then the series
+# whose kernels to build. Lowers its own priority first; every child
+# inherits it.
+cmd_background() {
+	local dir=$1 k f bdir t
+	shift
+	chrt --idle -p 0 $$ > /dev/null
+	ionice -c 3 -p $$
+	echo $$ > "$dir/pid"
+	for k in "$@"; do
+		t=$(date +%s)
+		if bdir=$(kernel "$k"); then
+			echo "$bdir $(( $(date +%s) - t ))" > "$dir/kernel-$k"
+		else
+			touch "$dir/kernel-$k.failed"
+			return 1
+		fi
+	done
+	for k in $KERNELS; do
+		for f in $STOCK_FLAVOURS; do
+			# Its result (and failure) is the stage's: the foreground
+			# reports it.
+			stock_prepare "$k" "$REPO" "$CACHE" "$OUTROOT/$k" "$f" ||
+				true
+			touch "$dir/stock-$k-$f"
+		done
+	done
+}
