@@ -49,7 +49,7 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->depth = q->depth;
 	tq->signal_interval = q->signal_interval;
 	tq->stage = q->stage_max;
-	tq->sinks = !!READ_ONCE(q->sinks);
+	tq->sinks = send && READ_ONCE(qp->sinks.ring);
 	tq->posted = st.posted;
 	tq->completed = st.completed;
 	tq->flushed = st.flushed;
@@ -131,10 +131,10 @@ static void ibpost_test_sink_get(struct ibpost_queue *q, u32 pos,
 				 struct ibpost_test_slot *ts)
 	__must_hold(&q->lock)
 {
-	struct ibpost_sink *sink = &q->sinks[pos & q->mask];
+	struct ibpost_sink *sink = &q->qp->sinks.ring[pos & q->mask];
 
 	ts->invalidate_rkey = sink->inv_key;
-	/* A dirty sink's MR is being replaced by sink_work, unlocked. */
+	/* A dirty sink's MR is being replaced by the sinks' work, unlocked. */
 	if (sink->dirty || !sink->mr)
 		return;
 	ts->sge_addr = sink->sge.addr;
@@ -176,7 +176,7 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 	 * Only a sink READ's SGE is ibpost's: any other WR's sg_list is the
 	 * poster's, gone once its post returned.
 	 */
-	if (slot->prefixed && q->sinks)
+	if (slot->prefixed && qp->sinks.ring)
 		ibpost_test_sink_get(q, pos, ts);
 	spin_unlock_irqrestore(&q->lock, flags);
 }

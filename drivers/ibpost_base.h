@@ -105,7 +105,7 @@ struct dentry;
  *   qp->rqp.flush_work (ibpost_wq): no lock; waited for under qp->mutex by
  *     teardown and RESET, so its callbacks must not wait for that QP's
  *     qp->mutex (ibpost_qp_modify() refuses them, -EWOULDBLOCK).
- *   q->sink_work (ibpost_wq): takes q->lock; flushed under qp->mutex at
+ *   qp->sinks.work (ibpost_wq): takes q->lock; flushed under qp->mutex at
  *     teardown.
  *   mr->release_work (ibpost_wq): takes dev->qp_lock, then
  *     dev->mr_lock.

@@ -317,9 +317,9 @@ static enum ibpost_rule ibpost_read_check(struct ibpost_qp *qp,
 		return IBPOST_RULE_READ_FENCED;
 	}
 	/* Never split (one context, one READ): one sink registration. */
-	if (qp->sq.sinks && wr->sg_list[0].length > qp->sq.sink_max_len) {
+	if (qp->sinks.ring && wr->sg_list[0].length > qp->sinks.max_len) {
 		pr_warn_ratelimited("post_send: an iWARP READ of %u bytes exceeds the %u one sink registration maps\n",
-				    wr->sg_list[0].length, qp->sq.sink_max_len);
+				    wr->sg_list[0].length, qp->sinks.max_len);
 		return IBPOST_RULE_READ_TOO_LONG;
 	}
 	return IBPOST_RULE_NONE;
@@ -476,7 +476,7 @@ static __always_inline int ibpost_post_end(struct ibpost_ring_post *p,
 	ibpost_ring_post_end(p, stop);
 	/*
 	 * Nothing of the caller's chain is read from here on. A vector
-	 * seed operation still holds its queue's seed_lock here.
+	 * seed operation still holds its scratch's lock (qp->seed[]) here.
 	 */
 	ibpost_hook_sleepable(IBPOST_HOOK_POST_UNLOCKED, qp);
 	if (bad_wr)
@@ -568,7 +568,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		if (p.ret)
 			p.rule = IBPOST_RULE_FAULT_INJECTED;
 		/* In ERR nothing reaches the provider: no sink to register. */
-		sink = ibpost_sink_wanted(q, cur) && !p.ret && !sync &&
+		sink = ibpost_sink_wanted(&qp->sinks, cur) && !p.ret && !sync &&
 		       qp->rqp.state != IB_QPS_ERR;
 		if (sink) {
 			p.ret = ibpost_sink_prepare(q, cur);
@@ -589,7 +589,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		 * sink), so every READ is signaled there.
 		 */
 		slot = ibpost_ring_send_claim(q, cur, sync,
-					      q->sinks &&
+					      qp->sinks.ring &&
 					      cur->opcode == IB_WR_RDMA_READ,
 					      used, p.n);
 		slot->nuse = nuse;
@@ -621,7 +621,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
  * The backend of ibpost_post_send_list() and the seed operations. Takes
  * the send queue's lock with interrupts disabled (see the head of this
  * file) from the first check to the provider's return; the caller holds
- * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
+ * no ibpost lock but, in a vector seed operation, its scratch's lock.
  *
  * Context: Any context but hard IRQ.
  * Return: as ibpost_post_send_list().
@@ -750,7 +750,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
  * The backend of ibpost_post_recv_list() and the seed operations. Takes
  * the receive queue's lock with interrupts disabled (see the head of this
  * file) from the first check to the provider's return; the caller holds
- * no ibpost lock but, in a vector seed operation, the queue's seed_lock.
+ * no ibpost lock but, in a vector seed operation, its scratch's lock.
  *
  * Context: Any context but hard IRQ.
  * Return: as ibpost_post_recv_list().

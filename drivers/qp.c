@@ -18,18 +18,11 @@
  * call back into ibpost (ibpost_dereg_mr() takes dev->qp_lock). The QP
  * stays on dev->qps until its teardown is over, so device removal waits
  * for a destroy in progress before it frees the PD.
- *
- * Ring: the slot array has a power-of-two size (at least the usable
- * depth), so that position & mask stays consistent when the free-running
- * u32 positions wrap after 2^32 WRs; its bytes are allocated without a
- * second rounding (ibpost_zalloc_exact()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_cq.h"
@@ -188,135 +181,28 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	return 0;
 }
 
-/*
- * The queues' arrays, zeroed, in about their byte size. kvzalloc() would
- * take an array above KMALLOC_MAX_CACHE_SIZE from the page allocator in a
- * power of two of pages (kmalloc_large() rounds with get_order()): 51,200
- * bytes cost 64 KiB. So an array of up to a page comes from the slab, a
- * larger one of up to a costly order is split from its power of two
- * (alloc_pages_exact() gives the tail pages back), and a still larger one,
- * or one whose contiguous pages are not at hand, is vmalloc()'d.
- * Return: the array, or NULL. Free it with ibpost_free_exact().
- */
-void *ibpost_zalloc_exact(size_t size)
+/* Bytes of the vector seed operations' scratch of a queue of @max_sge. */
+static size_t ibpost_seed_size(u32 max_sge)
 {
-	void *p = NULL;
-
-	if (size <= PAGE_SIZE)
-		return kzalloc(size, GFP_KERNEL);
-	if (get_order(size) <= PAGE_ALLOC_COSTLY_ORDER)
-		p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
-				      __GFP_NORETRY | __GFP_NOWARN);
-	/*
-	 * kmemleak scans slab and vmalloc memory, not pages: without this,
-	 * a context the consumer keeps only in a posted WR would be
-	 * reported as leaked.
-	 */
-	if (p)
-		kmemleak_alloc(p, size, 1, GFP_KERNEL);
-	return p ?: vzalloc(size);
+	return (sizeof(struct ibpost_mr *) + sizeof(struct ib_sge)) * max_sge;
 }
 
-/* Free what ibpost_zalloc_exact(@size) returned; @p may be NULL. */
-void ibpost_free_exact(void *p, size_t size)
+static void ibpost_seed_free(struct ibpost_seed_scratch *seed)
 {
-	if (!p)
-		return;
-	if (is_vmalloc_addr(p)) {
-		vfree(p);
-	} else if (size <= PAGE_SIZE) {
-		kfree(p);
-	} else {
-		kmemleak_free(p);
-		free_pages_exact(p, size);
-	}
+	kvfree(seed->mrs);
+	seed->mrs = NULL;
+	seed->sge = NULL;
 }
 
-/* WRs one provider call takes at most: the size of a queue's stage. */
-#define IBPOST_STAGE_WRS	32
-
-/* Bytes of @q's slot ring, of its use arrays, and of its stage. */
-static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
+/* The scratch (struct ibpost_seed_scratch) of a queue of @max_sge. */
+static int ibpost_seed_alloc(struct ibpost_seed_scratch *seed, u32 max_sge)
 {
-	return array_size(q->mask + 1, sizeof(*q->slots));
-}
-
-static size_t ibpost_queue_uses_size(const struct ibpost_queue *q)
-{
-	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->use_array));
-}
-
-/* Bytes of one WR copy in @q's stage. */
-static size_t ibpost_stage_wr_size(const struct ibpost_queue *q)
-{
-	return q->is_send ? sizeof(*q->stage.send) : sizeof(*q->stage.recv);
-}
-
-/* Bytes of the vector seed operations' scratch. */
-static size_t ibpost_queue_seed_size(const struct ibpost_queue *q)
-{
-	return (sizeof(*q->seed_sge) + sizeof(*q->seed_mrs)) * q->max_sge;
-}
-
-/*
- * The stage: the WR copies, the caller's WR of each, and the spare use
- * array, all used only under the queue's lock by one post call; then the
- * seed operations' scratch, used under the queue's seed_lock.
- */
-static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
-{
-	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr) +
-		sizeof(*q->stage_prefix)) * q->stage_max +
-	       sizeof(*q->spare_uses) * q->max_sge + ibpost_queue_seed_size(q);
-}
-
-static void ibpost_queue_free(struct ibpost_queue *q)
-{
-	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
-	ibpost_free_exact(q->use_array, ibpost_queue_uses_size(q));
-	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
-	q->slots = NULL;
-	q->use_array = NULL;
-	q->stage.send = NULL;
-	q->seed_sge = NULL;
-	q->seed_mrs = NULL;
-}
-
-/* Carve the stage's arrays and the seed scratch (see above) from @buf. */
-static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
-{
-	q->stage.send = buf;
-	q->stage_wr = buf + ibpost_stage_wr_size(q) * q->stage_max;
-	q->stage_prefix = (struct ib_send_wr **)(q->stage_wr + q->stage_max);
-	q->spare_uses = (struct ibpost_ring_use **)(q->stage_prefix +
-						    q->stage_max);
-	spin_lock_init(&q->seed_lock);
-	/* Pointers first, then the 8-byte aligned SGEs. */
-	q->seed_mrs = (struct ibpost_mr **)(q->spare_uses + q->max_sge);
-	q->seed_sge = (struct ib_sge *)(q->seed_mrs + q->max_sge);
-}
-
-static int ibpost_queue_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
-{
-	void *stage;
-
-	if (!depth || depth > 1U << 30)
-		return -EINVAL;
-	q->mask = roundup_pow_of_two(depth) - 1;
-	q->max_sge = max_t(u32, max_sge, 1);
-	/* No post queues more than @depth WRs: no larger stage is needed. */
-	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
-	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
-	q->use_array = ibpost_zalloc_exact(ibpost_queue_uses_size(q));
-	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
-	if (stage)
-		ibpost_queue_stage_init(q, stage);
-	if (!q->slots || !q->use_array || !stage) {
-		ibpost_queue_free(q);
+	spin_lock_init(&seed->lock);
+	seed->mrs = kvzalloc(ibpost_seed_size(max_sge), GFP_KERNEL);
+	if (!seed->mrs)
 		return -ENOMEM;
-	}
-	ibpost_queue_slots_init(q);
-	q->depth = depth;
+	/* Pointers first, then the 8-byte aligned SGEs. */
+	seed->sge = (struct ib_sge *)(seed->mrs + max_sge);
 	return 0;
 }
 
@@ -488,14 +374,20 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 	ret = ibpost_qp_query_caps(qp);
 	if (ret)
 		return ret;
-	ret = ibpost_queue_alloc(&qp->sq, qp->attr.max_send_wr,
-				 qp->attr.max_send_sge);
+	ret = ibpost_ring_alloc(&qp->sq, qp->attr.max_send_wr,
+				qp->attr.max_send_sge);
 	if (ret)
 		return ret;
-	ret = ibpost_queue_alloc(&qp->rq, qp->attr.max_recv_wr,
-				 qp->attr.max_recv_sge);
+	ret = ibpost_ring_alloc(&qp->rq, qp->attr.max_recv_wr,
+				qp->attr.max_recv_sge);
 	if (ret)
-		goto out_free_sq_slots;
+		goto out_free_sq_ring;
+	ret = ibpost_seed_alloc(&qp->seed[0], qp->sq.max_sge);
+	if (ret)
+		goto out_free_rq_ring;
+	ret = ibpost_seed_alloc(&qp->seed[1], qp->rq.max_sge);
+	if (ret)
+		goto out_free_sq_seed;
 	/* A signal at least every interval WRs, and never beyond the ring. */
 	qp->attr.signal_interval = min(qp->attr.signal_interval,
 				       qp->sq.depth);
@@ -503,16 +395,22 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 	qp->rq.signal_interval = 1;
 	return 0;
 
-out_free_sq_slots:
-	ibpost_queue_free(&qp->sq);
+out_free_sq_seed:
+	ibpost_seed_free(&qp->seed[0]);
+out_free_rq_ring:
+	ibpost_ring_free(&qp->rq);
+out_free_sq_ring:
+	ibpost_ring_free(&qp->sq);
 	return ret;
 }
 
 /* Undo ibpost_qp_alloc_rings(). */
 static void ibpost_qp_free_rings(struct ibpost_qp *qp)
 {
-	ibpost_queue_free(&qp->rq);
-	ibpost_queue_free(&qp->sq);
+	ibpost_seed_free(&qp->seed[1]);
+	ibpost_seed_free(&qp->seed[0]);
+	ibpost_ring_free(&qp->rq);
+	ibpost_ring_free(&qp->sq);
 }
 
 /*
@@ -826,8 +724,7 @@ void ibpost_qp_put(struct ibpost_qp *qp)
 	if (!refcount_dec_and_test(&qp->ref))
 		return;
 	dev = qp->dev;
-	ibpost_queue_free(&qp->sq);
-	ibpost_queue_free(&qp->rq);
+	ibpost_qp_free_rings(qp);
 	mutex_destroy(&qp->mutex);
 	lockdep_unregister_key(&qp->mutex_key);
 	kfree(qp);

@@ -14,6 +14,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ibpost.h>
 #include "dev.h"
+#include "sink.h"
 
 /**
  * struct ibpost_marker - a WR posted after all others to drain a queue
@@ -40,6 +41,20 @@ struct ibpost_send_fast {
 };
 
 /**
+ * struct ibpost_seed_scratch - where a queue's vector seed operations
+ *                              build their WR (seed.c)
+ * @lock: serializes them; taken with interrupts disabled, before the
+ *        queue's lock
+ * @sge: the queue's max_sge SGEs
+ * @mrs: their MRs
+ */
+struct ibpost_seed_scratch {
+	spinlock_t lock;	/* see the kernel-doc above */
+	struct ib_sge *sge;
+	struct ibpost_mr **mrs;
+};
+
+/**
  * struct ibpost_qp - a QP with its CQs and accounting
  * @ref: the consumer's reference, and one per user that must not see the
  *       struct freed under it (device removal, a cm event, an MR's
@@ -60,6 +75,8 @@ struct ibpost_send_fast {
  * @node: entry in dev->qps
  * @sq: the send queue
  * @rq: the receive queue
+ * @sinks: iWARP: the send queue's READ sinks (see sink.c); else none
+ * @seed: the vector seed operations' scratch, [0] send, [1] receive
  * @left_reset: the QP was moved out of RESET at least once
  * @ord: RC: the READs and atomics it may have outstanding as initiator
  *       (its max_rd_atomic, or on iWARP the ORD its connection
@@ -96,6 +113,8 @@ struct ibpost_qp {
 	struct list_head node;
 	struct ibpost_queue sq;
 	struct ibpost_queue rq;
+	struct ibpost_sinks sinks;
+	struct ibpost_seed_scratch seed[2];
 	bool left_reset;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
@@ -135,8 +154,6 @@ void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
 			   enum ib_qp_state to);
 int ibpost_qp_flush_outstanding(struct ibpost_qp *qp);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
-void *ibpost_zalloc_exact(size_t size);
-void ibpost_free_exact(void *p, size_t size);
 
 /* cm.c */
 void ibpost_cm_attach(struct ibpost_qp *qp);

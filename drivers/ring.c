@@ -36,8 +36,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/kmemleak.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <rdma/ibpost.h>
 #include "ring_post.h"
 
@@ -79,6 +81,146 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 		q->reclaim_cqe[0].done = ibpost_sq_reclaim_done;
 		q->reclaim_cqe[1].done = ibpost_sq_reclaim_done;
 	}
+}
+
+/*
+ * The queues' arrays, zeroed, in about their byte size. kvzalloc() would
+ * take an array above KMALLOC_MAX_CACHE_SIZE from the page allocator in a
+ * power of two of pages (kmalloc_large() rounds with get_order()): 51,200
+ * bytes cost 64 KiB. So an array of up to a page comes from the slab, a
+ * larger one of up to a costly order is split from its power of two
+ * (alloc_pages_exact() gives the tail pages back), and a still larger one,
+ * or one whose contiguous pages are not at hand, is vmalloc()'d.
+ * Return: the array, or NULL. Free it with ibpost_free_exact().
+ */
+void *ibpost_zalloc_exact(size_t size)
+{
+	void *p = NULL;
+
+	if (size <= PAGE_SIZE)
+		return kzalloc(size, GFP_KERNEL);
+	if (get_order(size) <= PAGE_ALLOC_COSTLY_ORDER)
+		p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
+				      __GFP_NORETRY | __GFP_NOWARN);
+	/*
+	 * kmemleak scans slab and vmalloc memory, not pages: without this,
+	 * a context the consumer keeps only in a posted WR would be
+	 * reported as leaked.
+	 */
+	if (p)
+		kmemleak_alloc(p, size, 1, GFP_KERNEL);
+	return p ?: vzalloc(size);
+}
+
+/* Free what ibpost_zalloc_exact(@size) returned; @p may be NULL. */
+void ibpost_free_exact(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (is_vmalloc_addr(p)) {
+		vfree(p);
+	} else if (size <= PAGE_SIZE) {
+		kfree(p);
+	} else {
+		kmemleak_free(p);
+		free_pages_exact(p, size);
+	}
+}
+
+/* WRs one provider call takes at most: the size of a queue's stage. */
+#define IBPOST_STAGE_WRS	32
+
+/* Bytes of @q's slot ring, of its use arrays, and of its stage. */
+static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
+{
+	return array_size(q->mask + 1, sizeof(*q->slots));
+}
+
+static size_t ibpost_queue_uses_size(const struct ibpost_queue *q)
+{
+	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->use_array));
+}
+
+/* Bytes of one WR copy in @q's stage. */
+static size_t ibpost_stage_wr_size(const struct ibpost_queue *q)
+{
+	return q->is_send ? sizeof(*q->stage.send) : sizeof(*q->stage.recv);
+}
+
+/*
+ * The stage: the WR copies, the caller's WR of each, their prefixes and
+ * the spare use array, all used only under the queue's lock by one post
+ * call.
+ */
+static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
+{
+	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr) +
+		sizeof(*q->stage_prefix)) * q->stage_max +
+	       sizeof(*q->spare_uses) * q->max_sge;
+}
+
+/**
+ * ibpost_ring_free - free what ibpost_ring_alloc() allocated
+ * @q: the queue; its arrays may be NULL (a failed or no allocation)
+ */
+void ibpost_ring_free(struct ibpost_queue *q)
+{
+	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
+	ibpost_free_exact(q->use_array, ibpost_queue_uses_size(q));
+	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
+	q->slots = NULL;
+	q->use_array = NULL;
+	q->stage.send = NULL;
+}
+
+/* Carve the stage's arrays (see above) from @buf. */
+static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
+{
+	q->stage.send = buf;
+	q->stage_wr = buf + ibpost_stage_wr_size(q) * q->stage_max;
+	q->stage_prefix = (struct ib_send_wr **)(q->stage_wr + q->stage_max);
+	q->spare_uses = (struct ibpost_ring_use **)(q->stage_prefix +
+						    q->stage_max);
+}
+
+/**
+ * ibpost_ring_alloc - allocate a queue's ring and stage
+ * @q: the queue, initialised (ibpost_queue_init())
+ * @depth: the WRs it may hold at once (the provider's grant, less what
+ *         ibpost keeps), 1 to 2^30
+ * @max_sge: the SGEs a WR may have (0 counts as 1)
+ *
+ * The slot array has a power-of-two size (at least @depth), so that
+ * position & mask stays consistent when the free-running u32 positions
+ * wrap after 2^32 WRs; its bytes are allocated without a second rounding
+ * (ibpost_zalloc_exact()).
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -EINVAL for a depth out of range, or -ENOMEM (nothing is
+ * left allocated).
+ */
+int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
+{
+	void *stage;
+
+	if (!depth || depth > 1U << 30)
+		return -EINVAL;
+	q->mask = roundup_pow_of_two(depth) - 1;
+	q->max_sge = max_t(u32, max_sge, 1);
+	/* No post queues more than @depth WRs: no larger stage is needed. */
+	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
+	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
+	q->use_array = ibpost_zalloc_exact(ibpost_queue_uses_size(q));
+	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
+	if (stage)
+		ibpost_queue_stage_init(q, stage);
+	if (!q->slots || !q->use_array || !stage) {
+		ibpost_ring_free(q);
+		return -ENOMEM;
+	}
+	ibpost_queue_slots_init(q);
+	q->depth = depth;
+	return 0;
 }
 
 /* Drop the users counted in @n entries of @uses. */
@@ -446,7 +588,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (q->tail != slot->pos && ibpost_send_done_before(q, wc))
 		ibpost_send_reclaim_before(q, slot);
-	if (unlikely(q->held_wait) && wc->status == IB_WC_SUCCESS)
+	if (unlikely(q->watch_success) && wc->status == IB_WC_SUCCESS)
 		q->ops->send_succeeded(q, slot->pos);
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);

@@ -3,8 +3,9 @@
  * The ring engine: a work queue (struct ibpost_queue) with its ring of
  * slots, its staging, signal policy, reclaim and completion bookkeeping,
  * and the helpers on them (the submit side: ring_post.h). It knows the
- * sinks and QP it points to by name only; of the memory a WR's SGEs
- * reference, only the count of its uses (struct ibpost_ring_use).
+ * QP it points to by name only, a client that prefixes WRs (iWARP READ
+ * sinks) only through its ops; of the memory a WR's SGEs reference, only
+ * the count of its uses (struct ibpost_ring_use).
  */
 #ifndef _IBPOST_RING_H
 #define _IBPOST_RING_H
@@ -19,10 +20,7 @@
 #include "ibpost_base.h"
 
 struct ibpost_comp;
-struct ibpost_mr;
 struct ibpost_qp;
-struct ibpost_sink;
-struct ibpost_sink_held;
 
 /**
  * struct ibpost_stats - counters of one work queue, under its lock
@@ -182,8 +180,8 @@ struct ibpost_queue;
  * @slot_failed: a prefixed slot's WR ended without success, or was not
  *               queued though its prefix was (@prefix_taken); the client
  *               may take over the slot's uses (clearing its counts)
- * @send_succeeded: while the queue's @held_wait is set: the send WR at
- *                  ring position @pos succeeded
+ * @send_succeeded: while the queue's @watch_success is set: the send WR
+ *                  at ring position @pos succeeded
  *
  * Both are called whenever the queue's ops are set: a client sets both.
  */
@@ -264,26 +262,14 @@ struct ibpost_ring_qp {
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
  * @spare_uses: where the uses of a WR that finds no free slot are counted
- * @seed_lock: serializes the vector seed operations, which build their
- *             SGEs in @seed_sge and @seed_mrs; taken with interrupts
- *             disabled, before @lock
- * @seed_sge: @max_sge SGEs for a vector seed operation
- * @seed_mrs: their MRs
  * @hit: the use an SGE is counted in first: the last one adopted while
  *       @hit_users was 0 (ibpost_ring_hit_adopt())
  * @hit_users: SGEs of posted WRs in @hit; while not 0, the queue holds
  *             one user of @hit for them all, and @hit stays
  * @is_send: this is the send queue
  * @ops: set by the client that marks slots (sink.c), or NULL
- * @sinks: iWARP send queues: one READ sink per slot (see sink.c), or NULL
- * @sink_max_len: the longest READ one sink maps
- * @sink_work: revokes the keys of dirty sinks (see sink.c)
- * @sinks_held: the MRs of held sinks, kept aside (written by sink_work
- *              only)
- * @held_wait: a held sink waits for a send WR at or after @held_pos to
- *             succeed (under @lock)
- * @held_pos: the latest held sink's READ position
- * @held_done: a send WR at @held_done or later succeeded (under @lock)
+ * @watch_success: under @lock: call @ops->send_succeeded for each send WR
+ *                 that succeeds (set and cleared by that client)
  * @reclaim_cqe: send queue: the completion entries of the reclaim marker
  *               (ibpost_ring_reclaim_retired()), a send marker posted in
  *               ERR behind send WRs that succeeded unsignaled, so that
@@ -330,20 +316,11 @@ struct ibpost_queue {
 	struct ib_send_wr **stage_prefix;
 	u32 stage_max;
 	struct ibpost_ring_use **spare_uses;
-	spinlock_t seed_lock;	/* see the kernel-doc above */
-	struct ib_sge *seed_sge;
-	struct ibpost_mr **seed_mrs;
 	struct ibpost_ring_use *hit;
 	u32 hit_users;
 	bool is_send;
 	const struct ibpost_ring_ops *ops;
-	struct ibpost_sink *sinks;
-	u32 sink_max_len;
-	struct work_struct sink_work;
-	struct ibpost_sink_held *sinks_held;
-	bool held_wait;
-	u32 held_pos;
-	u32 held_done;
+	bool watch_success;
 	struct ib_cqe reclaim_cqe[2];
 	u8 reclaim_gen;
 	u32 reclaim_end;
@@ -485,6 +462,10 @@ void ibpost_queue_init(struct ibpost_queue *q, struct ibpost_qp *qp,
 		       void (*done_fn)(struct ibpost_qp *qp, void *context,
 				       const struct ib_wc *wc));
 void ibpost_queue_slots_init(struct ibpost_queue *q);
+int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge);
+void ibpost_ring_free(struct ibpost_queue *q);
+void *ibpost_zalloc_exact(size_t size);
+void ibpost_free_exact(void *p, size_t size);
 void ibpost_sync_put(struct ibpost_sync *sync);
 u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
 bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp);

@@ -158,28 +158,28 @@ static inline int ibpost_seed_recv(struct ibpost_qp *qp,
 }
 
 /*
- * A vector seed operation: @sgl translated into @q's seed scratch, under
- * its seed_lock (taken with interrupts disabled, as the post path's own,
- * and before it), and posted as @wr (NULL: a receive).
+ * A vector seed operation: @sgl translated into its queue's seed scratch,
+ * under the scratch's lock (taken with interrupts disabled, as the post
+ * path's own, and before it), and posted as @wr (NULL: a receive).
  */
 static int ibpost_seed_vector(struct ibpost_qp *qp, struct ib_send_wr *wr,
 			      void *context, struct ibpost_sge *sgl, int nsge,
 			      int flags)
 {
-	struct ibpost_queue *q = wr ? &qp->sq : &qp->rq;
-	struct ibpost_seed s = { .sge = q->seed_sge, .mrs = q->seed_mrs };
+	struct ibpost_seed_scratch *scratch = &qp->seed[wr ? 0 : 1];
+	struct ibpost_seed s = { .sge = scratch->sge, .mrs = scratch->mrs };
 	u32 granted = wr ? qp->attr.max_send_sge : qp->attr.max_recv_sge;
 	unsigned long irq;
 	bool built;
 	int ret;
 
-	spin_lock_irqsave(&q->seed_lock, irq);
+	spin_lock_irqsave(&scratch->lock, irq);
 	ret = ibpost_seed_sgl(&s, sgl, nsge, flags, granted);
 	built = !ret;
 	if (built)
 		ret = wr ? ibpost_seed_post(qp, &s, wr, context, flags) :
 			   ibpost_seed_recv(qp, &s, context);
-	spin_unlock_irqrestore(&q->seed_lock, irq);
+	spin_unlock_irqrestore(&scratch->lock, irq);
 	/* The post path counts its own refusals, not this one. */
 	if (!built)
 		ret = ibpost_seed_refused(qp, !!wr, ret);

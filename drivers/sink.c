@@ -48,6 +48,12 @@
 #include <linux/slab.h>
 #include "ibpost_internal.h"
 
+/* The sinks of the send queue @q, kept in its QP. */
+static struct ibpost_sinks *ibpost_q_sinks(struct ibpost_queue *q)
+{
+	return &q->qp->sinks;
+}
+
 static void ibpost_sink_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	/* The READ behind it fails or flushes too: its slot reports it. */
@@ -83,14 +89,15 @@ static void ibpost_sink_held_free(struct ibpost_sink_held *h)
 /* The held MRs whose REG_MR a later success proved done: free them. */
 static void ibpost_sinks_held_reap(struct ibpost_queue *q)
 {
-	struct ibpost_sink_held **hp = &q->sinks_held, *h;
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
+	struct ibpost_sink_held **hp = &sk->held_list, *h;
 	bool valid;
 	u32 done;
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	valid = !q->held_wait;
-	done = q->held_done;
+	valid = !q->watch_success;
+	done = sk->held_done;
 	spin_unlock_irqrestore(&q->lock, flags);
 	while ((h = *hp)) {
 		if (valid && (s32)(done - h->pos) >= 0) {
@@ -109,19 +116,23 @@ static void ibpost_sinks_held_reap(struct ibpost_queue *q)
  */
 static void ibpost_sink_held_done(struct ibpost_queue *q, u32 pos)
 {
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
+
 	lockdep_assert_held(&q->lock);
-	if ((s32)(pos - q->held_pos) < 0)
+	if ((s32)(pos - sk->held_pos) < 0)
 		return;
-	q->held_wait = false;
-	q->held_done = pos;
-	queue_work(ibpost_wq, &q->sink_work);
+	q->watch_success = false;
+	sk->held_done = pos;
+	queue_work(ibpost_wq, &sk->work);
 }
 
 /* Revoke the key of every dirty sink, then let its READ's buffer go. */
 static void ibpost_sink_work(struct work_struct *work)
 {
-	struct ibpost_queue *q = container_of(work, struct ibpost_queue,
-					      sink_work);
+	struct ibpost_qp *qp = container_of(work, struct ibpost_qp,
+					    sinks.work);
+	struct ibpost_sinks *sk = &qp->sinks;
+	struct ibpost_queue *q = &qp->sq;
 	struct ibpost_sink_held *h;
 	struct ibpost_ring_use *pin;
 	struct ib_mr *old, *mr;
@@ -130,7 +141,7 @@ static void ibpost_sink_work(struct work_struct *work)
 	unsigned long flags;
 
 	for (i = 0; i <= q->mask; i++) {
-		struct ibpost_sink *s = &q->sinks[i];
+		struct ibpost_sink *s = &sk->ring[i];
 
 		spin_lock_irqsave(&q->lock, flags);
 		dirty = s->dirty;
@@ -163,8 +174,8 @@ static void ibpost_sink_work(struct work_struct *work)
 			h->mr = old;
 			h->pin = pin;
 			h->pos = pos;
-			h->next = q->sinks_held;
-			q->sinks_held = h;
+			h->next = sk->held_list;
+			sk->held_list = h;
 			continue;
 		}
 		ibpost_ring_uses_drop(&pin, pin ? 1 : 0);
@@ -182,7 +193,8 @@ static void ibpost_sink_work(struct work_struct *work)
 static void ibpost_sink_dirty(struct ibpost_queue *q,
 			      struct ibpost_slot *slot, bool reg_queued)
 {
-	struct ibpost_sink *s = &q->sinks[slot - q->slots];
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
+	struct ibpost_sink *s = &sk->ring[slot - q->slots];
 
 	lockdep_assert_held(&q->lock);
 	if (WARN_ON_ONCE(s->dirty || slot->nuse + slot->nhit != 1))
@@ -191,8 +203,8 @@ static void ibpost_sink_dirty(struct ibpost_queue *q,
 	s->held = reg_queued;
 	if (reg_queued) {
 		s->held_pos = slot->pos;
-		q->held_pos = slot->pos;
-		q->held_wait = true;
+		sk->held_pos = slot->pos;
+		q->watch_success = true;
 	}
 	/* The pin counts a user of its own, past the slot's release. */
 	s->pin = slot->nhit ? ibpost_ring_hit_pin(q) :
@@ -200,7 +212,7 @@ static void ibpost_sink_dirty(struct ibpost_queue *q,
 	slot->nuse = 0;
 	slot->nhit = 0;
 	slot->prefixed = false;
-	queue_work(ibpost_wq, &q->sink_work);
+	queue_work(ibpost_wq, &sk->work);
 }
 
 /*
@@ -212,7 +224,7 @@ static void ibpost_sink_dirty(struct ibpost_queue *q,
 static void ibpost_sink_slot_failed(struct ibpost_queue *q,
 				    struct ibpost_slot *slot, bool reg_queued)
 {
-	if (q->sinks)
+	if (ibpost_q_sinks(q)->ring)
 		ibpost_sink_dirty(q, slot, reg_queued);
 }
 
@@ -223,16 +235,17 @@ static const struct ibpost_ring_ops ibpost_sink_ring_ops = {
 
 int ibpost_sinks_alloc(struct ibpost_queue *q)
 {
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
 	u32 i, n = q->mask + 1;
 
 	if (ibpost_sink_pages(q->qp->dev) < 2)
 		return -EOPNOTSUPP;
-	q->sinks = ibpost_zalloc_exact(array_size(n, sizeof(*q->sinks)));
-	if (!q->sinks)
+	sk->ring = ibpost_zalloc_exact(array_size(n, sizeof(*sk->ring)));
+	if (!sk->ring)
 		return -ENOMEM;
-	INIT_WORK(&q->sink_work, ibpost_sink_work);
+	INIT_WORK(&sk->work, ibpost_sink_work);
 	for (i = 0; i < n; i++) {
-		struct ibpost_sink *s = &q->sinks[i];
+		struct ibpost_sink *s = &sk->ring[i];
 
 		s->mr = ibpost_sink_mr(q);
 		if (IS_ERR(s->mr)) {
@@ -249,7 +262,7 @@ int ibpost_sinks_alloc(struct ibpost_queue *q)
 		s->reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	}
 	/* An offset into the first page costs one page of the map. */
-	q->sink_max_len = (ibpost_sink_pages(q->qp->dev) - 1) * PAGE_SIZE;
+	sk->max_len = (ibpost_sink_pages(q->qp->dev) - 1) * PAGE_SIZE;
 	q->ops = &ibpost_sink_ring_ops;
 	return 0;
 }
@@ -260,28 +273,29 @@ int ibpost_sinks_alloc(struct ibpost_queue *q)
  */
 void ibpost_sinks_free(struct ibpost_queue *q)
 {
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
 	u32 i;
 
-	if (!q->sinks)
+	if (!sk->ring)
 		return;
-	flush_work(&q->sink_work);
-	while (q->sinks_held) {
-		struct ibpost_sink_held *h = q->sinks_held;
+	flush_work(&sk->work);
+	while (sk->held_list) {
+		struct ibpost_sink_held *h = sk->held_list;
 
-		q->sinks_held = h->next;
+		sk->held_list = h->next;
 		ibpost_sink_held_free(h);
 	}
 	for (i = 0; i <= q->mask; i++) {
-		struct ibpost_sink *s = &q->sinks[i];
+		struct ibpost_sink *s = &sk->ring[i];
 
 		if (s->mr)
 			ib_dereg_mr(s->mr);
 		ibpost_ring_uses_drop(&s->pin, s->pin ? 1 : 0);
 	}
-	ibpost_free_exact(q->sinks, array_size(q->mask + 1, sizeof(*q->sinks)));
-	q->sinks = NULL;
+	ibpost_free_exact(sk->ring, array_size(q->mask + 1, sizeof(*sk->ring)));
+	sk->ring = NULL;
 	/* The ring has nothing more to tell: no sink is held or marked. */
-	q->held_wait = false;
+	q->watch_success = false;
 	q->ops = NULL;
 }
 
@@ -291,7 +305,8 @@ void ibpost_sinks_free(struct ibpost_queue *q)
  */
 int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr)
 {
-	struct ibpost_sink *s = &q->sinks[q->head & q->mask];
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
+	struct ibpost_sink *s = &sk->ring[q->head & q->mask];
 	const struct ib_sge *sge = &wr->sg_list[0];
 	int n;
 
@@ -327,7 +342,8 @@ struct ib_send_wr *ibpost_sink_attach(struct ibpost_queue *q,
 				      struct ibpost_slot *slot,
 				      struct ib_send_wr *wr)
 {
-	struct ibpost_sink *s = &q->sinks[slot - q->slots];
+	struct ibpost_sinks *sk = ibpost_q_sinks(q);
+	struct ibpost_sink *s = &sk->ring[slot - q->slots];
 
 	wr->opcode = IB_WR_RDMA_READ_WITH_INV;
 	wr->ex.invalidate_rkey = s->mr->lkey;

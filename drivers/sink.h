@@ -7,6 +7,7 @@
 #define _IBPOST_SINK_H
 
 #include <linux/scatterlist.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include "ring.h"
 
@@ -18,7 +19,7 @@
  * @sge: the READ's SGE, with @mr's key
  * @sg: the one-entry scatterlist @mr maps: the sink's DMA address
  * @dirty: @mr's key may still be valid after its READ did not succeed;
- *         revoked by the queue's sink_work (under the queue's lock)
+ *         revoked by the sinks' work item (under the queue's lock)
  * @held: dirty, and @reg may still be with the provider (it took the
  *        REG_MR and refused the READ): @mr may not be deregistered before
  *        a later send WR succeeded or the provider's QP is destroyed
@@ -51,6 +52,29 @@ struct ibpost_sink_held {
 	u32 pos;
 };
 
+/**
+ * struct ibpost_sinks - the READ sinks of an iWARP QP's send queue
+ * @ring: one sink per slot of the send queue's ring, or NULL (not iWARP)
+ * @max_len: the longest READ one sink maps
+ * @work: revokes the keys of dirty sinks (see sink.c)
+ * @held_list: the MRs of held sinks, kept aside (written by @work only)
+ * @held_pos: the latest held sink's READ position (under the queue's
+ *            lock); the queue's watch_success is set while a held sink
+ *            waits for a send WR at or after it to succeed
+ * @held_done: a send WR at @held_done or later succeeded (under the
+ *             queue's lock)
+ *
+ * Embedded in the QP; the send queue's ops find it there.
+ */
+struct ibpost_sinks {
+	struct ibpost_sink *ring;
+	u32 max_len;
+	struct work_struct work;
+	struct ibpost_sink_held *held_list;
+	u32 held_pos;
+	u32 held_done;
+};
+
 /* Pages one iWARP READ sink registration maps: up to 1 MiB per READ. */
 #define IBPOST_SINK_PAGES	257
 
@@ -58,11 +82,11 @@ struct ibpost_sink_held {
 int ibpost_sinks_alloc(struct ibpost_queue *q);
 void ibpost_sinks_free(struct ibpost_queue *q);
 
-/* Whether the READ @wr, posted to @q, goes to a sink (iWARP). */
-static inline bool ibpost_sink_wanted(struct ibpost_queue *q,
+/* Whether the READ @wr, posted to a send queue with @sinks, goes to one. */
+static inline bool ibpost_sink_wanted(const struct ibpost_sinks *sinks,
 				      const struct ib_send_wr *wr)
 {
-	return q->sinks && wr->opcode == IB_WR_RDMA_READ &&
+	return sinks->ring && wr->opcode == IB_WR_RDMA_READ &&
 	       wr->num_sge == 1 && wr->sg_list[0].length;
 }
 
