@@ -444,8 +444,9 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_unclaim, IBPOST_NS);
 
 /**
  * ibpost_test_ring_stage - give a ring of ibpost_test_ring_init() a stage
- * @q: the send queue
- * @copies: @max WR copies, zeroed
+ * @q: the queue (send or receive)
+ * @copies: @max WR copies, zeroed (a receive queue's are as many
+ *          struct ib_recv_wr in the same bytes)
  * @wrs: @max caller's WR pointers
  * @prefix: @max prefix WR pointers
  * @max: WRs per provider call at most
@@ -519,6 +520,56 @@ int ibpost_test_ring_post_send(struct ibpost_queue *q,
 	return p.ret;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_post_send, IBPOST_NS);
+
+/**
+ * ibpost_test_ring_post_recv - post a receive chain through the ring
+ * @q: a receive queue of ibpost_test_ring_init() and
+ *     ibpost_test_ring_stage()
+ * @wr: the chain: each WR's wr_id is its context; its SGEs are not looked
+ *      at (no MR is counted)
+ * @bad_wr: set to the first WR not queued, or NULL
+ *
+ * The ring's part of a receive post as post.c runs it, with no check of
+ * the client's, for the ring suite's provider stand-in. For ibpost's own
+ * KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0; -ENOMEM when the ring is full; or the provider's error.
+ */
+int ibpost_test_ring_post_recv(struct ibpost_queue *q,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
+{
+	struct ibpost_ring_post p = { .rqp = q->rqp, .q = q };
+	const struct ib_recv_wr *cur, *next;
+	u32 used;
+
+	spin_lock_irqsave(&q->lock, p.flags);
+	ibpost_ring_post_begin(&p, wr);
+	p.synthetic = ibpost_ring_flushing(q);
+	used = q->head - q->tail;
+	for (cur = wr; cur && !p.ret; cur = next) {
+		struct ibpost_slot *slot;
+
+		if (used + p.n >= q->depth) {
+			p.ret = -ENOMEM;
+			p.rule = IBPOST_RULE_NO_SLOT;
+			break;
+		}
+		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
+					 true, true);
+		slot->sync = NULL;
+		ibpost_ring_stage_recv(&p, slot, cur);
+		next = cur->next;
+		p.n++;
+		ibpost_ring_post_staged(&p, next);
+	}
+	ibpost_ring_post_end(&p, cur);
+	if (bad_wr)
+		*bad_wr = p.ret ? p.bad : NULL;
+	return p.ret;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_post_recv, IBPOST_NS);
 
 /**
  * ibpost_test_ring_finish_synthetic - complete a ring's WRs posted in ERR

@@ -119,6 +119,9 @@ int ibpost_test_ring_post_send(struct ibpost_queue *q,
 			       const struct ib_send_wr *wr,
 			       struct ib_send_wr **prefix,
 			       const struct ib_send_wr **bad_wr);
+int ibpost_test_ring_post_recv(struct ibpost_queue *q,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr);
 u32 ibpost_test_ring_finish_synthetic(struct ibpost_queue *q);
 bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp);
 

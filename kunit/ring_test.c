@@ -363,6 +363,7 @@ struct ring_fake {
 	u64 refuse_id;
 	int refuse_name;
 	struct ib_send_wr foreign;
+	struct ib_recv_wr rforeign;
 	const struct ib_send_wr *pre;
 	union ibpost_send_copy copies[RING_STAGE];
 	const void *wrs[RING_STAGE];
@@ -393,6 +394,31 @@ static int ring_fake_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if ((size_t)f->nrec < ARRAY_SIZE(f->rec)) {
 			f->rec[f->nrec].wr_id = id;
 			f->rec[f->nrec].flags = wr->send_flags;
+			f->rec[f->nrec].cqe = wr->wr_cqe;
+		}
+		f->nrec++;
+	}
+	return 0;
+}
+
+/* The same for receives, which have no prefix and record no flags. */
+static int ring_fake_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad)
+{
+	struct ring_fake *f = ring_fake_of(ibqp);
+
+	f->calls++;
+	for (; wr; wr = wr->next) {
+		u64 id = (uintptr_t)container_of(wr->wr_cqe, struct ibpost_slot,
+						 cqe)->context;
+
+		if (f->refuse_id && id == f->refuse_id) {
+			*bad = f->refuse_name == 2 ? &f->rforeign :
+			       f->refuse_name ? NULL : wr;
+			return -EIO;
+		}
+		if ((size_t)f->nrec < ARRAY_SIZE(f->rec)) {
+			f->rec[f->nrec].wr_id = id;
 			f->rec[f->nrec].cqe = wr->wr_cqe;
 		}
 		f->nrec++;
@@ -440,6 +466,7 @@ static struct ring_fake *ring_fake_new(struct ring_env *e, u32 interval)
 	f->q = &e->q;
 	e->ibqp->qp_context = f;
 	e->ibdev->ops.post_send = ring_fake_post_send;
+	e->ibdev->ops.post_recv = ring_fake_post_recv;
 	e->q.ops = &ring_fake_ops;
 	INIT_WORK(&e->rqp.flush_work, ring_fake_flush_work);
 	ibpost_test_ring_stage(&e->q, f->copies, f->wrs, f->prefix,
@@ -556,6 +583,62 @@ static void ibpost_ring_submit_refusal_maps_bad_wr(struct kunit *test)
 }
 
 /*
+ * The same for a receive chain of six, which the receive queue stages in
+ * copies of its own: refused at WR k (named, not named, or named by a WR
+ * that is none of the chain's), bad_wr names the caller's WR from which
+ * nothing is queued; with no refusal (k 6) all six are queued in two
+ * provider calls and the post returns 0.
+ */
+static void ibpost_ring_submit_recv_refusal_maps_bad_wr(struct kunit *test)
+{
+	struct ib_recv_wr wr[6];
+	const struct ib_recv_wr *bad;
+	static const char * const named[] = { "it", "none", "another WR" };
+	int k, name, i;
+
+	for (name = 0; name < 3; name++) {
+		for (k = 0; k <= 6; k++) {
+			struct ring_env *e = ring_env_new(test, false, true, 0);
+			struct ring_fake *f = ring_fake_new(e, 1);
+			int queued = k == 6 ? 6 :
+				     name ? k / RING_STAGE * RING_STAGE : k;
+
+			memset(wr, 0, sizeof(wr));
+			for (i = 0; i < 6; i++) {
+				wr[i].wr_id = i + 1;
+				wr[i].next = i < 5 ? &wr[i + 1] : NULL;
+			}
+			f->refuse_id = k + 1;
+			f->refuse_name = name;
+			bad = &f->rforeign;
+			KUNIT_EXPECT_EQ(test, k == 6 ? 0 : -EIO,
+					ibpost_test_ring_post_recv(&e->q, wr,
+								   &bad));
+			KUNIT_EXPECT_PTR_EQ_MSG(test, bad,
+						k == 6 ? NULL :
+						(const struct ib_recv_wr *)&wr[queued],
+						"refused at %d, named %s", k,
+						named[name]);
+			KUNIT_EXPECT_EQ(test, f->calls,
+					1 + (k >= RING_STAGE));
+			KUNIT_EXPECT_EQ(test, e->q.stats.posted, (u64)queued);
+			KUNIT_EXPECT_EQ(test, e->q.provider_errors,
+					k == 6 ? 0U : 1U);
+			KUNIT_EXPECT_EQ(test, ring_in_use(e), (u32)queued);
+			/* The stand-in took those before k: not named, lost. */
+			if (!name || k == 6)
+				KUNIT_EXPECT_EQ(test, f->nrec, queued);
+			for (i = 0; i < queued; i++)
+				KUNIT_EXPECT_PTR_EQ(test, f->rec[i].cqe,
+						    &e->q.slots[i].cqe);
+			ibpost_test_ring_flush(&e->q);
+			KUNIT_EXPECT_EQ(test, e->flushed, queued);
+			KUNIT_EXPECT_EQ(test, e->dups, 0);
+		}
+	}
+}
+
+/*
  * A client's prefix WR before the chain's second WR: given to the
  * provider first, its WR's slot prefixed. The provider refusing the WR
  * behind a prefix it took: the client hears of it once (prefix taken);
@@ -635,6 +718,7 @@ static struct kunit_case ibpost_ring_cases[] = {
 	KUNIT_CASE(ibpost_ring_uses_released_once),
 	KUNIT_CASE(ibpost_ring_submit_signal_interval),
 	KUNIT_CASE(ibpost_ring_submit_refusal_maps_bad_wr),
+	KUNIT_CASE(ibpost_ring_submit_recv_refusal_maps_bad_wr),
 	KUNIT_CASE(ibpost_ring_submit_prefix),
 	KUNIT_CASE(ibpost_ring_submit_in_err_flushes),
 	{}
