@@ -131,7 +131,9 @@ cmd_test() {
 		fi
 		log "==== Linux $k: debug test kernel $(basename "${BDIR[$k]}") ===="
 		t=$(date +%s)
+		bg_pause
 		lint_build "${SRC[$k]}" "${BDIR[$k]}" "$out"
+		bg_resume
 		report "$REPORT" "$k" sparse "sparse C=2 and W=1 against Linux $k: clean" 0 "$t"
 		# Once the CPU-bound lint is over: the guests leave CPU time.
 		# shellcheck disable=SC2086 # one word per series
@@ -139,12 +141,14 @@ cmd_test() {
 		t=$(date +%s)
 		# The modules of lint_build's build of this kernel, in $out/build.
 		make_initramfs "${BDIR[$k]}" "$out" kunit > /dev/null
+		bg_hold
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" || fail=1
 		log "Linux $k: single guest took $(( $(date +%s) - t )) s"
 		t=$(date +%s)
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" test-siw || fail=1
+		bg_resume
 		log "Linux $k: siw guest took $(( $(date +%s) - t )) s"
 		provider_table "$k" "$out/provider-table.txt" \
 			"$out/console-test.log" "$out/console-test-siw.log"
