@@ -178,7 +178,7 @@ stock_stage() {
 	stage=$out/$name
 	if [ -n "$BG_DIR" ] && [ -e "$BG_DIR/stock-$series-$flavour" ] &&
 	   [ -e "$stage/prepared" ]; then
-		how=", in the background while the guests ran"
+		how=", in the background beside the guests: wall time, held periods included"
 		prep_s=0
 	else
 		stock_prepare "$series" "$repo" "$cache" "$out" "$flavour" ||
