@@ -114,7 +114,7 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
  * local_bh_disable(); local_bh_enable(); a thread: cond_resched()).
  * Callbacks may post, may call ibpost_poll() on the same QP again and may
  * move it to another state (ibpost_qp_modify(), RESET included); they may
- * not destroy it.
+ * not destroy it (ibpost_qp_destroy() refuses, with a warning).
  *
  * The count is of completion entries, ibpost's own included (a forced
  * signal that reclaims unsignaled WRs, a registration's WR): the contexts

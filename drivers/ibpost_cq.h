@@ -19,6 +19,20 @@ static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
 }
 
 /*
+ * Whether @work is @cq's work item (NULL: no CQ): the current task then
+ * runs @cq's completions (IB_POLL_WORKQUEUE). Only the address is
+ * compared, the CQ not read: a teardown may free it meanwhile, but not
+ * while a thread runs its work item (ib_free_cq() waits for that). A CQ
+ * polled otherwise has no work item there (its irq_poll shares the
+ * place), so no thread runs one at that address.
+ */
+static inline bool ibpost_cq_runs_work(const struct ib_cq *cq,
+				       const struct work_struct *work)
+{
+	return cq && work == &cq->work;
+}
+
+/*
  * ib_free_cq() of @a and @b (NULL: none), once their QP is gone. On an
  * IB_POLL_SOFTIRQ CQ, ib_core's ib_poll_handler() clears
  * IRQ_POLL_F_SCHED (irq_poll_complete) before it re-arms the CQ

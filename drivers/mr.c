@@ -23,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include "ibpost_cq.h"
 #include "ibpost_internal.h"
 #include "ibpost_trace.h"
 
@@ -250,16 +251,9 @@ static void ibpost_qp_to_err(struct ibpost_qp *qp)
  */
 static bool ibpost_in_send_cq_work(struct ibpost_qp *qp)
 {
-	struct ib_cq *cq = READ_ONCE(qp->sq.cq);
+	struct work_struct *work = current_work();
 
-	/*
-	 * Only the work item's address is compared, the CQ not read: a
-	 * teardown may free it meanwhile, but not while this thread runs its
-	 * work item (ib_free_cq() waits for that). A CQ polled otherwise has
-	 * no work item there (its irq_poll shares the place), so no thread
-	 * runs one at that address.
-	 */
-	return cq && current_work() == &cq->work;
+	return work && ibpost_cq_runs_work(READ_ONCE(qp->sq.cq), work);
 }
 
 /*

@@ -916,6 +916,179 @@ static void ibpost_comp_ud_send_error_keeps_receiving(struct kunit *test)
 	ibpost_test_buf_fini(&sbuf);
 }
 
+/*
+ * A callback asks for what would wait for itself. Run by its QP's CQ (a
+ * receive that got data: a bottom half for SOFTIRQ, the CQ's work item
+ * for WORKQUEUE, the consumer's ibpost_poll() for DIRECT) or by ibpost's
+ * flush worker (a receive posted in ERR), its RESET of its own QP gets
+ * -EWOULDBLOCK (DIRECT: nested in the poll, not tried here) and its
+ * destroy is refused (the test hook counts it in place of the
+ * WARN_ONCE): the QP is left as it was and, reached through its CQ, still
+ * receives. The callback notes where it ran, so that each row proves its
+ * path.
+ */
+struct comp_own_row {
+	enum ib_poll_context ctx;
+	bool flush;		/* the receive is posted in ERR */
+};
+
+static const struct comp_own_row comp_own_rows[] = {
+	{ IB_POLL_SOFTIRQ, false }, { IB_POLL_SOFTIRQ, true },
+	{ IB_POLL_WORKQUEUE, false }, { IB_POLL_WORKQUEUE, true },
+	{ IB_POLL_DIRECT, false },
+};
+
+static void comp_own_desc(const struct comp_own_row *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s",
+		 r->ctx == IB_POLL_DIRECT ? "direct" :
+		 r->ctx == IB_POLL_SOFTIRQ ? "softirq" : "workqueue",
+		 r->flush ? "flush_worker" : "cq");
+}
+
+KUNIT_ARRAY_PARAM(comp_own, comp_own_rows, comp_own_desc);
+
+struct comp_own {
+	struct ibpost_qp *qp;		/* the hook counts refusals of this one */
+	struct task_struct *poller;
+	bool direct;
+	atomic_t first, calls, refused;
+	int reset_ret;
+	bool bh, worker, polled;	/* where the first callback ran */
+	enum ib_wc_status status;
+	struct completion done;
+};
+
+static int comp_own_hook(enum ibpost_hook point, void *obj, void *data)
+{
+	struct comp_own *o = data;
+
+	if (point != IBPOST_HOOK_DESTROY_REFUSED || obj != READ_ONCE(o->qp))
+		return 0;
+	atomic_inc(&o->refused);
+	return 1;
+}
+
+static void comp_own_recv_done(struct ibpost_qp *qp, void *context,
+			       const struct ib_wc *wc)
+{
+	struct comp_own *o = ibpost_qp_priv(qp);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+
+	atomic_inc(&o->calls);
+	if (context != CTX(7) || atomic_xchg(&o->first, 1))
+		return;
+	o->status = wc->status;
+	o->bh = !in_task();
+	o->worker = in_task() && current_work();
+	o->polled = current == o->poller;
+	if (!o->direct)
+		o->reset_ret = ibpost_qp_modify(qp, &qa, IB_QP_STATE);
+	ibpost_qp_destroy(qp);
+	complete(&o->done);
+}
+
+/* Wait up to 10 s for @n receive callbacks, polling a DIRECT @qp. */
+static bool comp_own_wait(struct ibpost_qp *qp, struct comp_own *o, int n)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+
+	while (atomic_read(&o->calls) < n) {
+		if (time_after(jiffies, deadline))
+			return false;
+		if (o->direct && ibpost_poll(qp, 16) > 0)
+			continue;
+		local_bh_disable();
+		local_bh_enable();
+		usleep_range(200, 400);
+	}
+	return true;
+}
+
+static void comp_own_send(struct kunit *test, struct ibpost_test_pair *p,
+			  void *ctx, u8 seed)
+{
+	u8 *src = p->abuf.buf, *dst = p->bbuf.buf;
+
+	memset(dst, 0x5a, 96);
+	ibpost_test_fill(src, 64, seed);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, ctx, dst, 64,
+						  p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, NULL, src, 64,
+						  p->abuf.mr, 0));
+}
+
+/* The message landed whole in b's buffer, and nothing past it. */
+static void comp_own_expect_landed(struct kunit *test,
+				   struct ibpost_test_pair *p)
+{
+	u8 *dst = p->bbuf.buf;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, 0, memcmp(dst, p->abuf.buf, 64));
+	for (i = 64; i < 96; i++)
+		KUNIT_EXPECT_EQ(test, dst[i], 0x5a);
+}
+
+static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
+{
+	const struct comp_own_row *row = test->param_value;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct comp_own *o;
+	bool done, worker, again = true;
+
+	/* Before the pair: its teardown's flushes see it. */
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->poller = current;
+	o->direct = row->ctx == IB_POLL_DIRECT;
+	o->reset_ret = 1;
+	init_completion(&o->done);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = row->ctx;
+	attr.recv_done = comp_own_recv_done;
+	attr.priv = o;
+	p = ibpost_test_pair(test, &attr);
+	WRITE_ONCE(o->qp, p->b);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(comp_own_hook, o));
+	if (row->flush) {
+		KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(p->b, &qa,
+							  IB_QP_STATE));
+		KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(p->b, CTX(7),
+							  p->bbuf.buf, 64,
+							  p->bbuf.mr));
+	} else {
+		comp_own_send(test, p, CTX(7), 0x31);
+	}
+	done = comp_own_wait(p->b, o, 1) &&
+	       wait_for_completion_timeout(&o->done, 5 * HZ);
+	/* A second message reaches the QP the callback could not destroy. */
+	if (done && !row->flush) {
+		comp_own_expect_landed(test, p);
+		comp_own_send(test, p, CTX(8), 0x47);
+		again = comp_own_wait(p->b, o, 2);
+		comp_own_expect_landed(test, p);
+	}
+	ibpost_test_set_hook(NULL, NULL);
+	KUNIT_ASSERT_TRUE_MSG(test, done,
+			      "the callback did not return within 10 s");
+	KUNIT_EXPECT_TRUE(test, again);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&o->refused));
+	if (row->ctx != IB_POLL_DIRECT)
+		KUNIT_EXPECT_EQ(test, -EWOULDBLOCK, o->reset_ret);
+	KUNIT_EXPECT_EQ(test, o->status, row->flush ? IB_WC_WR_FLUSH_ERR :
+						       IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, row->flush ? IB_QPS_ERR : IB_QPS_RTS,
+			ibpost_test_qp_state(test, p->b));
+	/* Each row ran where it says. */
+	KUNIT_EXPECT_EQ(test, o->bh, row->ctx == IB_POLL_SOFTIRQ && !row->flush);
+	worker = row->ctx == IB_POLL_WORKQUEUE || row->flush;
+	KUNIT_EXPECT_EQ(test, o->worker, worker);
+	KUNIT_EXPECT_EQ(test, o->polled, row->ctx == IB_POLL_DIRECT);
+}
+
 static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
@@ -932,6 +1105,8 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_after_removal_enodev),
 	KUNIT_CASE(ibpost_comp_direct_flush_callback_resets),
 	KUNIT_CASE_PARAM(ibpost_comp_flush_wc_names_qp, wcqp_ctx_gen_params),
+	KUNIT_CASE_PARAM(ibpost_comp_callback_own_qp_refused,
+			 comp_own_gen_params),
 	KUNIT_CASE(ibpost_comp_ud_send_error_keeps_receiving),
 	{}
 };
