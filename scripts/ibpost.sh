@@ -146,6 +146,8 @@ cmd_test() {
 			"$out" "$k" || fail=1
 		log "Linux $k: single guest took $(( $(date +%s) - t )) s"
 		t=$(date +%s)
+		# Past the kernels meanwhile: held for this one too.
+		bg_hold
 		single_run "${BDIR[$k]}" "${SRC[$k]}" "$out/initramfs.cpio.gz" \
 			"$out" "$k" test-siw || fail=1
 		bg_resume
@@ -174,8 +176,11 @@ cmd_test() {
 		for f in $STOCK_FLAVOURS; do
 			t=$(date +%s)
 			# Prepared in the background; prepared here if that
-			# process died first.
+			# process died first. The wait is reported.
 			bg_wait "stock-$k-$f" > /dev/null || true
+			[ $(( $(date +%s) - t )) -lt 2 ] ||
+				report "$REPORT" "$k" "stock wait" "waited for the background preparation of the stock $f stage" 0 "$t"
+			t=$(date +%s)
 			stock_stage "$k" "$REPO" "$CACHE" "$OUTROOT/$k" \
 				"${SRC[$k]}" "$(stage_timeout stock)" "$REPORT" \
 				"$f" || fail=1
@@ -299,5 +304,7 @@ kernel) deps; prepare_kernels ;;
 bench-kernel) deps; kernel "${KERNELS%% *}" "$BENCHCONFIG" ;;
 background) # the test command's own background process (never by hand)
 	shift; cmd_background "$@" ;;
+background-watch) # its watcher (never by hand)
+	shift; bg_watch "$@" ;;
 *) echo "usage: $0 {test|quick|stock|demo|bench|smoke|lint|deps|kernel|bench-kernel|xhost}" >&2; exit 2 ;;
 esac

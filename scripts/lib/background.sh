@@ -31,7 +31,11 @@
 # (bg_hold). When the foreground needs an item (bg_wait) and nothing
 # else runs, the item has both CPUs. Each item leaves a marker in
 # $BG_DIR: "<item>" with its result when done, "<item>.failed" when it
-# failed.
+# failed. The process never outlives the run: a watcher in a session of
+# its own (so that holding the process does not hold it) ends the
+# process group once the foreground is gone, killed or not. Downloads
+# (apt-get update and download of a new stock release) are never held: a
+# hold while "$BG_DIR/net" exists is let go at once.
 
 BG_DIR=
 BG_PID=
@@ -41,8 +45,8 @@ BG_PID=
 bg_start() {
 	BG_DIR=$OUTROOT/background
 	rm -rf "$BG_DIR" && mkdir -p "$BG_DIR"
-	setsid "$REPO/scripts/ibpost.sh" background "$BG_DIR" "$@" \
-		> "$BG_DIR/log" 2>&1 < /dev/null &
+	IBPOST_BG_PARENT=$$ setsid "$REPO/scripts/ibpost.sh" background \
+		"$BG_DIR" "$@" > "$BG_DIR/log" 2>&1 < /dev/null &
 	# Its own pid (a session and process group of its own) once it runs.
 	while [ ! -s "$BG_DIR/pid" ]; do
 		kill -0 $! 2> /dev/null || [ -s "$BG_DIR/pid" ] ||
@@ -54,11 +58,17 @@ bg_start() {
 }
 
 # Stop the background process and everything it started (the run ends
-# or failed before it needed the rest).
+# or failed before it needed the rest), and wait up to 10 s for the group
+# to be gone: the foreground may then redo an item in the same place.
 bg_stop() {
+	local n=0
 	[ -n "$BG_PID" ] || return 0
 	kill -- "-$BG_PID" 2> /dev/null || true
 	kill -CONT -- "-$BG_PID" 2> /dev/null || true
+	while [ $n -lt 50 ] && kill -0 -- "-$BG_PID" 2> /dev/null; do
+		sleep 0.2
+		n=$((n + 1))
+	done
 	BG_PID=
 }
 
@@ -66,7 +76,11 @@ bg_stop() {
 # (a sparse build: it took 63 s alone and 126 s beside a DKMS build), and
 # let it go on after it.
 bg_pause() {
-	[ -z "$BG_PID" ] || kill -STOP -- "-$BG_PID" 2> /dev/null || true
+	[ -n "$BG_PID" ] || return 0
+	kill -STOP -- "-$BG_PID" 2> /dev/null || true
+	# Stopped while downloading (the marker is made before the download
+	# starts): let it go on.
+	[ ! -e "$BG_DIR/net" ] || bg_resume
 }
 
 # The same while a single guest runs, once the background is past the
@@ -81,7 +95,8 @@ bg_resume() {
 }
 
 # Wait for background item $1; prints its result. Fails if the item
-# failed or the background process ended without it.
+# failed or the background process ended without it; the process is
+# then stopped, so that the foreground may do the item itself.
 bg_wait() {
 	local item=$1
 	while [ ! -e "$BG_DIR/$item" ]; do
@@ -90,11 +105,32 @@ bg_wait() {
 			[ -e "$BG_DIR/$item" ] && break
 			log "background item $item failed; its log:"
 			tail -40 "$BG_DIR/log" >&2
+			bg_stop
 			return 1
 		fi
 		sleep 2
 	done
 	cat "$BG_DIR/$item"
+}
+
+# Around a download in the background process (bg_pause lets it go on);
+# nothing outside it.
+bg_net_begin() {
+	[ -z "${BG_NET:-}" ] || : > "$BG_NET"
+}
+
+bg_net_end() {
+	[ -z "${BG_NET:-}" ] || rm -f "$BG_NET"
+}
+
+# The background process's watcher: ends process group $2 (stopped or
+# not) once process $1, the foreground, is gone.
+bg_watch() {
+	while kill -0 "$1" 2> /dev/null; do
+		sleep 5
+	done
+	kill -- "-$2" 2> /dev/null || true
+	kill -CONT -- "-$2" 2> /dev/null || true
 }
 
 # The background process itself: $1 the marker directory, then the series
@@ -105,13 +141,20 @@ cmd_background() {
 	shift
 	chrt --idle -p 0 $$ > /dev/null
 	ionice -c 3 -p $$
+	BG_NET=$dir/net
+	if [ -n "${IBPOST_BG_PARENT:-}" ]; then
+		setsid "$REPO/scripts/ibpost.sh" background-watch \
+			"$IBPOST_BG_PARENT" $$ < /dev/null > /dev/null 2>&1 &
+	fi
 	# No kernel to build: past them before the foreground looks.
 	[ $# -gt 0 ] || touch "$dir/kernels-done"
 	echo $$ > "$dir/pid"
 	for k in "$@"; do
 		t=$(date +%s)
 		if bdir=$(kernel "$k"); then
-			echo "$bdir $(( $(date +%s) - t ))" > "$dir/kernel-$k"
+			# Whole when seen: the foreground reads it at once.
+			echo "$bdir $(( $(date +%s) - t ))" > "$dir/kernel-$k.tmp"
+			mv "$dir/kernel-$k.tmp" "$dir/kernel-$k"
 		else
 			touch "$dir/kernel-$k.failed"
 			return 1

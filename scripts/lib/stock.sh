@@ -54,10 +54,15 @@ stock_root() {
 		log "stock $kver: apt-get download and dpkg -x of $(stock_packages "$kver" | xargs)"
 		rm -rf "$root" && mkdir -p "$root/debs" "$root/root"
 		dl=$root/debs
+		bg_net_begin
 		# shellcheck disable=SC2046 # one word per package
-		(cd "$dl" && apt-get download -q $(stock_packages "$kver")) \
-			> "$root/download.log" 2>&1 ||
-			{ cat "$root/download.log" >&2; return 1; }
+		if ! (cd "$dl" && apt-get download -q $(stock_packages "$kver")) \
+			> "$root/download.log" 2>&1; then
+			bg_net_end
+			cat "$root/download.log" >&2
+			return 1
+		fi
+		bg_net_end
 		for p in "$dl"/*.deb; do
 			dpkg -x "$p" "$root/root" || return 1
 		done
@@ -134,7 +139,9 @@ stock_prepare() {
 	t=$(date +%s)
 	kver=$(stock_kver "$series" "$flavour")
 	if [ -z "$kver" ]; then
+		bg_net_begin
 		apt-get update -qq >&2
+		bg_net_end
 		kver=$(stock_kver "$series" "$flavour")
 	fi
 	if [ -n "$kver" ] && root=$(stock_root "$kver" "$cache"); then
@@ -185,6 +192,15 @@ stock_stage() {
 			true
 	fi
 	read -r kver dkms dkms_s prep r < "$stage/prepared" || return 1
+	# Failed in the background (a download, a build beside the guests):
+	# once more here, alone.
+	if [ -n "$how" ] && { [ "$kver" = - ] || [ "$prep" != 0 ]; }; then
+		log "Linux $series: the background preparation of the stock $flavour stage failed; preparing it again"
+		how=
+		stock_prepare "$series" "$repo" "$cache" "$out" "$flavour" ||
+			true
+		read -r kver dkms dkms_s prep r < "$stage/prepared" || return 1
+	fi
 	[ -n "$how" ] || prep_s=$r
 	log "==== Linux $series: Debian's stock kernel $kver, ibpost through DKMS ===="
 	if [ "$kver" = - ]; then
