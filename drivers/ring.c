@@ -982,8 +982,20 @@ static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
 			return i;
 	i = ibpost_ring_stage_index(q->stage.send, sizeof(*q->stage.send), m,
 				    bad);
-	if (i == m)
+	if (i == m) {
+		/*
+		 * No WR of the batch named (a provider bug): taken as
+		 * nothing queued, but any prefix may have been taken, and
+		 * its client hears of each as such.
+		 */
+		pr_warn_ratelimited("post_send: the provider refused a chain naming none of its WRs as bad_wr; taken as nothing queued\n");
+		for (i = 0; i < m && q->ops; i++) {
+			slot = ibpost_ring_post_slot(p, i);
+			if (slot->prefixed)
+				q->ops->slot_failed(q, slot, true);
+		}
 		return 0;
+	}
 	slot = ibpost_ring_post_slot(p, i);
 	if (slot->prefixed && q->ops)
 		q->ops->slot_failed(q, slot, true);
@@ -1002,7 +1014,7 @@ u32 ibpost_ring_provider_refused(struct ibpost_ring_post *p, u32 m,
 	u32 done;
 
 	if (q->is_send)
-		done = sbad ? ibpost_ring_send_refused(p, sbad, m) : 0;
+		done = ibpost_ring_send_refused(p, sbad, m);
 	else
 		done = ibpost_ring_stage_index(q->stage.recv,
 					       sizeof(*q->stage.recv), m, rbad);

@@ -644,6 +644,10 @@ static void ibpost_ring_submit_recv_refusal_maps_bad_wr(struct kunit *test)
  * behind a prefix it took: the client hears of it once (prefix taken);
  * refusing the prefix: the WR is not queued and the client hears
  * nothing. bad_wr names the caller's WR either way, never the prefix.
+ * A provider that refuses the WR behind the prefix naming none of the
+ * chain's WRs (NULL, or one not in it): nothing is taken as queued,
+ * bad_wr names the chain's head, and the client hears of its prefix as
+ * possibly taken.
  */
 static void ibpost_ring_submit_prefix(struct kunit *test)
 {
@@ -651,7 +655,7 @@ static void ibpost_ring_submit_prefix(struct kunit *test)
 	const struct ib_send_wr *bad;
 	int refuse;
 
-	for (refuse = 0; refuse < 3; refuse++) {
+	for (refuse = 0; refuse < 5; refuse++) {
 		struct ring_env *e = ring_env_new(test, true, true, 0);
 		struct ring_fake *f = ring_fake_new(e, 15);
 		struct ib_send_wr *prefix[3] = { NULL, &pre, NULL };
@@ -661,8 +665,8 @@ static void ibpost_ring_submit_prefix(struct kunit *test)
 		memset(&pre, 0, sizeof(pre));
 		pre.opcode = IB_WR_LOCAL_INV;
 		f->pre = &pre;
-		f->refuse_id = refuse == 1 ? 2 :
-			       refuse == 2 ? RING_PREFIX_ID : 0;
+		f->refuse_id = refuse == 2 ? RING_PREFIX_ID : refuse ? 2 : 0;
+		f->refuse_name = refuse > 2 ? refuse - 2 : 0;
 		ret = ibpost_test_ring_post_send(&e->q, wr, prefix, &bad);
 		if (!refuse) {
 			KUNIT_EXPECT_EQ(test, ret, 0);
@@ -677,6 +681,17 @@ static void ibpost_ring_submit_prefix(struct kunit *test)
 			continue;
 		}
 		KUNIT_EXPECT_EQ(test, ret, -EIO);
+		if (refuse > 2) {
+			KUNIT_EXPECT_PTR_EQ(test, bad,
+					    (const struct ib_send_wr *)&wr[0]);
+			KUNIT_EXPECT_EQ(test, e->q.stats.posted, 0ULL);
+			KUNIT_EXPECT_EQ(test, f->nrec, 2);
+			KUNIT_EXPECT_EQ_MSG(test, f->failed_taken, 1,
+					    "refused naming %s",
+					    refuse == 3 ? "none" : "a foreign WR");
+			KUNIT_EXPECT_EQ(test, f->failed, 1);
+			continue;
+		}
 		KUNIT_EXPECT_PTR_EQ(test, bad,
 				    (const struct ib_send_wr *)&wr[1]);
 		KUNIT_EXPECT_EQ(test, e->q.stats.posted, 1ULL);
