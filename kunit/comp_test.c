@@ -981,7 +981,8 @@ static void comp_own_recv_done(struct ibpost_qp *qp, void *context,
 	o->status = wc->status;
 	o->bh = !in_task();
 	o->worker = in_task() && current_work();
-	o->polled = current == o->poller;
+	/* A bottom half may run on the poller's own stack (siw). */
+	o->polled = in_task() && current == o->poller;
 	if (!o->direct)
 		o->reset_ret = ibpost_qp_modify(qp, &qa, IB_QP_STATE);
 	ibpost_qp_destroy(qp);
