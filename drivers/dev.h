@@ -68,11 +68,15 @@ static inline bool ibpost_dev_iwarp(const struct ibpost_dev *dev)
 	return dev->iwarp;
 }
 
-/* dev.c */
+/* dev.c: the device list, changed by client.c only */
+extern spinlock_t ibpost_dev_lock;
+extern struct list_head ibpost_devs;
 void ibpost_dev_release(struct kref *ref);
-int ibpost_client_init(void);
-void ibpost_client_exit(void);
 void ibpost_show_devs(struct seq_file *m);
 struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
+
+/* client.c */
+int ibpost_client_init(void);
+void ibpost_client_exit(void);
 
 #endif /* _IBPOST_DEV_H */

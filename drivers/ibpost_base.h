@@ -20,8 +20,8 @@ struct dentry;
  * Locking. The locks, outermost first: each is taken only under locks
  * above it in this list, never under one below it.
  *
- *   ibpost_client_mutex (dev.c)  mutex: the client list; device add and
- *                                remove; the debugfs "devices" file
+ *   ibpost_client_mutex          mutex (client.c): the client list;
+ *                                device add and remove
  *   qp->mutex                    mutex: one QP's state changes, teardown
  *                                and DIRECT polling (a lockdep class per
  *                                QP, see ibpost_qp_new())
@@ -39,7 +39,7 @@ struct dentry;
  *
  *   ibpost_dev_lock (dev.c)      spinlock, interrupts off: the device
  *                                list and names, for lookups from any
- *                                context
+ *                                context and the debugfs "devices" file
  *   ibpost_cm_lock (cm.c)        spinlock: ibpost_cm_qps and the cm_ids'
  *                                event handlers
  *   ibpost_fault_lock (fault.c)  spinlock, interrupts off: should_fail()
@@ -48,7 +48,7 @@ struct dentry;
  *
  * The nestings the code has:
  *
- *   ibpost_client_mutex -> ibpost_dev_lock   device add, remove, listing
+ *   ibpost_client_mutex -> ibpost_dev_lock   device add, remove
  *   ibpost_client_mutex -> dev->qp_lock      removal's debugfs removal
  *   ibpost_client_mutex -> qp->mutex and below: ibpost_client callbacks
  *                        may create, connect and destroy QPs, register

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost's ib_client, and consumer notification.
+ *
+ * Operation: ibpost registers an ib_client. Its .add makes a struct
+ * ibpost_dev (dev.c) for every ib_device present at load or added later,
+ * lists it once complete, and announces it to every registered
+ * ibpost_client.
+ *
+ * Removal: .remove marks the device REMOVING and takes it off the device
+ * list, calls every consumer's remove, then tears down every QP still on
+ * the device (move to ERR, flush every outstanding WR so each context
+ * comes back, destroy; a destroy already under way is waited for),
+ * releases every MR and frees the PD, all before the ib_device may go.
+ * The device's later posts get -ENODEV, and contexts flushed for a
+ * consumer without callbacks wait for ibpost_get_*_comp() until the QP is
+ * destroyed.
+ *
+ * Rename: .rename updates the name ibpost_dev_get() looks for.
+ *
+ * Serialization: ibpost_client_mutex orders device add/remove against
+ * client register/unregister, so every client sees exactly one add and at
+ * most one remove per device; the device list changes under it and under
+ * ibpost_dev_lock (dev.c), so that walks under either see it whole.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "ibpost_internal.h"
+#include "ibpost_trace.h"
+
+static DEFINE_MUTEX(ibpost_client_mutex);
+static struct ib_client ibpost_ib_client;
+static LIST_HEAD(ibpost_clients);
+
+/**
+ * ibpost_register_client - ask to be told about RDMA devices
+ * @client: the consumer's client; @client->add is called at once for every
+ *          present device, later for every new one
+ *
+ * Context: Process context; may sleep. Not from an ibpost_client callback.
+ * Return: 0, or -EINVAL when @client lacks a name.
+ */
+int ibpost_register_client(struct ibpost_client *client)
+{
+	struct ibpost_dev *dev;
+
+	if (!client || !client->name)
+		return -EINVAL;
+	mutex_lock(&ibpost_client_mutex);
+	list_add_tail(&client->list, &ibpost_clients);
+	if (client->add)
+		list_for_each_entry(dev, &ibpost_devs, node)
+			client->add(dev);
+	mutex_unlock(&ibpost_client_mutex);
+	pr_debug("client %s registered\n", client->name);
+	trace_ibpost_client_register(client->name);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_register_client, IBPOST_NS);
+
+/**
+ * ibpost_unregister_client - stop hearing about RDMA devices
+ * @client: a registered client; @client->remove is called for every
+ *          present device before this returns
+ *
+ * Context: Process context; may sleep. Not from an ibpost_client callback.
+ * Return: nothing.
+ */
+void ibpost_unregister_client(struct ibpost_client *client)
+{
+	struct ibpost_dev *dev;
+
+	mutex_lock(&ibpost_client_mutex);
+	if (client->remove)
+		list_for_each_entry_reverse(dev, &ibpost_devs, node)
+			client->remove(dev);
+	list_del(&client->list);
+	mutex_unlock(&ibpost_client_mutex);
+	pr_debug("client %s unregistered\n", client->name);
+	trace_ibpost_client_unregister(client->name);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST_NS);
+
+static int ibpost_add_one(struct ib_device *ibdev)
+{
+	struct ibpost_client *client;
+	struct ibpost_dev *dev;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	kref_init(&dev->ref);
+	mutex_init(&dev->qp_lock);
+	INIT_LIST_HEAD(&dev->node);
+	INIT_LIST_HEAD(&dev->qps);
+	spin_lock_init(&dev->mr_lock);
+	INIT_LIST_HEAD(&dev->mrs);
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	dev->ibdev = ibdev;
+	dev->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+
+	/* ib_alloc_pd() credits KBUILD_MODNAME (ibpost) in restrack. */
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		ret = PTR_ERR(dev->pd);
+		ibdev_warn(ibdev, "ibpost: cannot allocate a PD: %d\n", ret);
+		goto out_free_dev;
+	}
+
+	mutex_lock(&ibpost_client_mutex);
+	ibpost_debugfs_add_dev(dev);
+	/* Handed back to .remove and .rename. */
+	ib_set_client_data(ibdev, &ibpost_ib_client, dev);
+	/* Found by ibpost_dev_get() and ibpost_dev_of() once complete. */
+	spin_lock_irq(&ibpost_dev_lock);
+	list_add_tail(&dev->node, &ibpost_devs);
+	spin_unlock_irq(&ibpost_dev_lock);
+	list_for_each_entry(client, &ibpost_clients, list)
+		if (client->add)
+			client->add(dev);
+	mutex_unlock(&ibpost_client_mutex);
+	ibdev_dbg(ibdev, "ibpost: device added\n");
+	trace_ibpost_dev_add(ibdev);
+	return 0;
+
+out_free_dev:
+	kfree(dev);
+	return ret;
+}
+
+/* The first QP of @dev that removal has not torn down yet. */
+static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev)
+{
+	struct ibpost_qp *qp;
+
+	lockdep_assert_held(&dev->qp_lock);
+	list_for_each_entry(qp, &dev->qps, node)
+		if (!qp->removal_seen)
+			return qp;
+	return NULL;
+}
+
+static void ibpost_rename_one(struct ib_device *ibdev, void *client_data)
+{
+	struct ibpost_dev *dev = client_data;
+
+	spin_lock_irq(&ibpost_dev_lock);
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	spin_unlock_irq(&ibpost_dev_lock);
+	ibpost_debugfs_rename_dev(dev, dev_name(&ibdev->dev));
+	ibdev_dbg(ibdev, "ibpost: device renamed\n");
+}
+
+static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct ibpost_dev *dev = client_data;
+	struct ibpost_client *client;
+	struct ibpost_qp *qp;
+
+	trace_ibpost_dev_remove(ibdev);
+	mutex_lock(&ibpost_client_mutex);
+	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
+	/* No lookup finds it from here on (dev.c). */
+	spin_lock_irq(&ibpost_dev_lock);
+	list_del_init(&dev->node);
+	spin_unlock_irq(&ibpost_dev_lock);
+	list_for_each_entry_reverse(client, &ibpost_clients, list)
+		if (client->remove)
+			client->remove(dev);
+	ibpost_debugfs_remove_dev(dev);
+	mutex_unlock(&ibpost_client_mutex);
+
+	/*
+	 * QPs the consumers left behind: flush and destroy the provider's
+	 * objects; the ibpost_qp shells stay until ibpost_qp_destroy(). A QP
+	 * a destroy is tearing down is still listed: its teardown is waited
+	 * for. Teardown runs without qp_lock, so that completion callbacks
+	 * may deregister MRs meanwhile.
+	 */
+	for (;;) {
+		mutex_lock(&dev->qp_lock);
+		qp = ibpost_dev_next_unseen(dev);
+		if (!qp)
+			break;
+		qp->removal_seen = true;
+		refcount_inc(&qp->ref);
+		mutex_unlock(&dev->qp_lock);
+		ibpost_qp_teardown(qp, true);
+		ibpost_qp_put(qp);
+	}
+	/* Every MR, those being registered or deregistered included. */
+	ibpost_dev_release_mrs(dev);
+	ib_dealloc_pd(dev->pd);
+	WRITE_ONCE(dev->pd, NULL);
+	WRITE_ONCE(dev->ibdev, NULL);
+	mutex_unlock(&dev->qp_lock);
+	ibdev_dbg(ibdev, "ibpost: device removed\n");
+	ibpost_dev_put(dev);
+}
+
+static struct ib_client ibpost_ib_client = {
+	.name = "ibpost",
+	.add = ibpost_add_one,
+	.remove = ibpost_remove_one,
+	.rename = ibpost_rename_one,
+};
+
+int ibpost_client_init(void)
+{
+	return ib_register_client(&ibpost_ib_client);
+}
+
+void ibpost_client_exit(void)
+{
+	ib_unregister_client(&ibpost_ib_client);
+}
