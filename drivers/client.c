@@ -10,7 +10,8 @@
  * Removal: .remove marks the device REMOVING and takes it off the device
  * list, calls every consumer's remove, then tears down every QP still on
  * the device (move to ERR, flush every outstanding WR so each context
- * comes back, destroy; a destroy already under way is waited for),
+ * comes back, destroy; a destroy already under way is waited for;
+ * removal.c),
  * releases every MR and frees the PD, all before the ib_device may go.
  * The device's later posts get -ENODEV, and contexts flushed for a
  * consumer without callbacks wait for ibpost_get_*_comp() until the QP is
@@ -131,18 +132,6 @@ out_free_dev:
 	return ret;
 }
 
-/* The first QP of @dev that removal has not torn down yet. */
-static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev)
-{
-	struct ibpost_qp *qp;
-
-	lockdep_assert_held(&dev->qp_lock);
-	list_for_each_entry(qp, &dev->qps, node)
-		if (!qp->removal_seen)
-			return qp;
-	return NULL;
-}
-
 static void ibpost_rename_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibpost_dev *dev = client_data;
@@ -158,7 +147,6 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibpost_dev *dev = client_data;
 	struct ibpost_client *client;
-	struct ibpost_qp *qp;
 
 	trace_ibpost_dev_remove(ibdev);
 	mutex_lock(&ibpost_client_mutex);
@@ -175,22 +163,9 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 
 	/*
 	 * QPs the consumers left behind: flush and destroy the provider's
-	 * objects; the ibpost_qp shells stay until ibpost_qp_destroy(). A QP
-	 * a destroy is tearing down is still listed: its teardown is waited
-	 * for. Teardown runs without qp_lock, so that completion callbacks
-	 * may deregister MRs meanwhile.
+	 * objects (removal.c).
 	 */
-	for (;;) {
-		mutex_lock(&dev->qp_lock);
-		qp = ibpost_dev_next_unseen(dev);
-		if (!qp)
-			break;
-		qp->removal_seen = true;
-		refcount_inc(&qp->ref);
-		mutex_unlock(&dev->qp_lock);
-		ibpost_qp_teardown(qp, true);
-		ibpost_qp_put(qp);
-	}
+	ibpost_dev_teardown_qps(dev);
 	/* Every MR, those being registered or deregistered included. */
 	ibpost_dev_release_mrs(dev);
 	ib_dealloc_pd(dev->pd);

@@ -122,8 +122,9 @@ bool ibpost_qp_poll_direct(struct ibpost_qp *qp, struct ibpost_queue *q)
  *
  * Context: Process context.
  * Return: the number of completion entries processed (0 when none was
- * ready or the QP is busy), -ENODEV when the QP's device is gone (its
- * contexts came back by the removal's flush), or -EINVAL when @qp is not
+ * ready or the QP is busy, a removal's teardown under way included),
+ * -ENODEV when the QP's device is gone (its contexts came back by the
+ * removal's flush), or -EINVAL when @qp is not
  * IB_POLL_DIRECT or @budget is not positive.
  */
 int ibpost_poll(struct ibpost_qp *qp, int budget)
@@ -137,7 +138,10 @@ int ibpost_poll(struct ibpost_qp *qp, int budget)
 	/* Never wait: a teardown may be flushing into our callback. */
 	if (!ibpost_poll_begin(qp, false, &nested))
 		return 0;
-	if (!qp->rqp.ibqp || !qp->sq.cq || !qp->rq.cq) {
+	if (qp->cqs_left) {
+		/* A removal's teardown is half done: the flush is to come. */
+		n = 0;
+	} else if (!qp->rqp.ibqp || !qp->sq.cq || !qp->rq.cq) {
 		n = -ENODEV;
 	} else {
 		n = ibpost_cq_poll(qp->sq.cq, budget);

@@ -602,3 +602,18 @@ bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp)
 	return ibpost_queue_take_done(q, comp);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_ring_take, IBPOST_NS);
+
+/**
+ * ibpost_test_cq_grace_periods - RCU grace periods waited for by CQ frees
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: how many grace periods ibpost has waited for, since it was
+ * loaded, before freeing IB_POLL_SOFTIRQ CQs.
+ */
+unsigned long ibpost_test_cq_grace_periods(void)
+{
+	return atomic_long_read(&ibpost_cq_grace_periods);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_cq_grace_periods, IBPOST_NS);

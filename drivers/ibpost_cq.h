@@ -18,6 +18,13 @@ static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
 	       test_bit(IRQ_POLL_F_SCHED, &cq->iop.state);
 }
 
+/* Whether @a or @b (NULL: none) is polled in softirq (irq_poll). */
+static inline bool ibpost_cqs_softirq(struct ib_cq *a, struct ib_cq *b)
+{
+	return (a && a->poll_ctx == IB_POLL_SOFTIRQ) ||
+	       (b && b->poll_ctx == IB_POLL_SOFTIRQ);
+}
+
 /*
  * Whether @work is @cq's work item (NULL: no CQ): the current task then
  * runs @cq's completions (IB_POLL_WORKQUEUE). Only the address is
@@ -46,27 +53,31 @@ static inline bool ibpost_cq_runs_work(const struct ib_cq *cq,
  * share one grace period.
  *
  * Context: Process context; sleeps.
+ * Return: the grace periods waited for (0 without an IB_POLL_SOFTIRQ CQ).
  */
-static inline void ibpost_free_cqs(struct ib_cq *a, struct ib_cq *b)
+static inline unsigned int ibpost_free_cqs(struct ib_cq *a, struct ib_cq *b)
 {
-	if (a->poll_ctx == IB_POLL_SOFTIRQ ||
-	    (b && b->poll_ctx == IB_POLL_SOFTIRQ)) {
+	unsigned int gps = 0;
+
+	if (ibpost_cqs_softirq(a, b)) {
 		do {
 			while (ibpost_cq_poll_scheduled(a) ||
 			       ibpost_cq_poll_scheduled(b))
 				usleep_range(100, 200);
 			synchronize_rcu();
+			gps++;
 		} while (ibpost_cq_poll_scheduled(a) ||
 			 ibpost_cq_poll_scheduled(b));
 	}
 	ib_free_cq(a);
 	if (b)
 		ib_free_cq(b);
+	return gps;
 }
 
-static inline void ibpost_free_cq(struct ib_cq *cq)
+static inline unsigned int ibpost_free_cq(struct ib_cq *cq)
 {
-	ibpost_free_cqs(cq, NULL);
+	return ibpost_free_cqs(cq, NULL);
 }
 
 #endif /* _IBPOST_CQ_H */

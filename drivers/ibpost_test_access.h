@@ -124,5 +124,6 @@ int ibpost_test_ring_post_recv(struct ibpost_queue *q,
 			       const struct ib_recv_wr **bad_wr);
 u32 ibpost_test_ring_finish_synthetic(struct ibpost_queue *q);
 bool ibpost_test_ring_take(struct ibpost_queue *q, struct ibpost_comp *comp);
+unsigned long ibpost_test_cq_grace_periods(void);
 
 #endif /* _IBPOST_TEST_ACCESS_H */

@@ -14,8 +14,11 @@
  * through the normal completion path), then returns whatever the provider
  * did not complete as a flush, and destroys the QP and its CQs. It runs
  * once, from ibpost_qp_destroy() or from device removal, whichever comes
- * first, under qp->mutex only: completion callbacks run meanwhile and may
- * call back into ibpost (ibpost_dereg_mr() takes dev->qp_lock). The QP
+ * first; a removal of an IB or RoCE device runs it in two halves, every
+ * provider QP first and then, after one wait for all their CQs, the CQs
+ * and the flush (see removal.c). Each half runs under qp->mutex only:
+ * completion callbacks run meanwhile and may call back into ibpost
+ * (ibpost_dereg_mr() takes dev->qp_lock). The QP
  * stays on dev->qps until its teardown is over, so device removal waits
  * for a destroy in progress before it frees the PD.
  */
@@ -277,6 +280,14 @@ static void ibpost_qp_free(struct ibpost_qp *qp)
 	kfree(qp);
 }
 
+/* RCU grace periods waited for before freeing CQs, for the test suites. */
+atomic_long_t ibpost_cq_grace_periods = ATOMIC_LONG_INIT(0);
+
+static void ibpost_count_gps(unsigned int gps)
+{
+	atomic_long_add(gps, &ibpost_cq_grace_periods);
+}
+
 /* The send and the receive CQ, credited to the caller; qp_lock held. */
 static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 {
@@ -301,14 +312,14 @@ static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 	return 0;
 
 out_free_send_cq:
-	ibpost_free_cq(qp->sq.cq);
+	ibpost_count_gps(ibpost_free_cq(qp->sq.cq));
 	return ret;
 }
 
 /* Undo ibpost_qp_create_cqs(). */
 static void ibpost_qp_free_cqs(struct ibpost_qp *qp)
 {
-	ibpost_free_cqs(qp->rq.cq, qp->sq.cq);
+	ibpost_count_gps(ibpost_free_cqs(qp->rq.cq, qp->sq.cq));
 }
 
 /* The provider's QP on the QP's CQs, through rdma_cm when @id is set. */
@@ -761,23 +772,16 @@ static void ibpost_qp_flush_rings(struct ibpost_qp *qp, bool drained,
 }
 
 /*
- * Tear the provider's side of a QP down, once: move it to ERR, drain,
- * destroy the QP and its CQs, and return every context the provider did
- * not. @removal: the device is going away; completions nobody fetched
- * stay for ibpost_get_*_comp(). Takes qp->mutex, under which callbacks
- * run; never under dev->qp_lock, but under ibpost_client_mutex when the
- * consumer destroys the QP from its ibpost_client callback.
+ * The first half of a teardown: move the QP to ERR, drain it and destroy
+ * the provider's QP; its CQs are left to ibpost_qp_teardown_cqs().
  */
-void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
+static void ibpost_qp_teardown_qp(struct ibpost_qp *qp)
 {
 	struct ibpost_dev *dev = qp->dev;
 	bool drained = true;
 	unsigned long flags;
 
-	mutex_lock(&qp->mutex);
-	if (!qp->rqp.ibqp)
-		goto out_unlock;
-	WRITE_ONCE(qp->poller, current);
+	lockdep_assert_held(&qp->mutex);
 	trace_ibpost_qp_destroy(qp);
 	/* No post reaches the provider after this. */
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -806,18 +810,89 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 		ib_destroy_qp(qp->rqp.ibqp);
 	WRITE_ONCE(qp->rqp.ibqp, NULL);
 	ibpost_drain_cleanup(qp);
-	ibpost_free_cqs(qp->rq.cq, qp->sq.cq);
+	qp->drained = drained;
+	qp->cqs_left = true;
+}
+
+/*
+ * The second half: free the CQs the first half left, then the sinks, and
+ * return every context the provider did not. A device removal waits once
+ * for the CQs of all its QPs (removal.c) and marks them quiet; a teardown
+ * that comes before that claims the CQs, so that the removal no longer
+ * reads them, and waits for their polls itself (ibpost_free_cqs()).
+ */
+static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
+{
+	struct ibpost_dev *dev = qp->dev;
+	bool quiet;
+
+	lockdep_assert_held(&qp->mutex);
+	mutex_lock(&dev->qp_lock);
+	quiet = qp->cqs_quiet;
+	qp->cqs_claimed = true;
+	mutex_unlock(&dev->qp_lock);
+	/* Quiet, unless something scheduled a poll since the wait. */
+	if (quiet && !ibpost_cq_poll_scheduled(qp->rq.cq) &&
+	    !ibpost_cq_poll_scheduled(qp->sq.cq)) {
+		ib_free_cq(qp->rq.cq);
+		ib_free_cq(qp->sq.cq);
+	} else {
+		ibpost_count_gps(ibpost_free_cqs(qp->rq.cq, qp->sq.cq));
+	}
 	qp->rq.cq = NULL;
 	qp->sq.cq = NULL;
+	qp->cqs_left = false;
 	ibpost_sinks_free(&qp->sq);
 	/*
 	 * Anything the provider did not return comes back flushed; what
 	 * nobody fetched stays after a removal, and for a release callback.
 	 */
-	ibpost_qp_flush_rings(qp, drained, !removal && !qp->attr.release);
-	WRITE_ONCE(qp->poller, NULL);
-out_unlock:
+	ibpost_qp_flush_rings(qp, qp->drained,
+			      !removal && !qp->attr.release);
+}
+
+/*
+ * Tear the provider's side of a QP down, once: move it to ERR, drain,
+ * destroy the QP and its CQs, and return every context the provider did
+ * not; or finish a teardown whose CQs a device removal left
+ * (ibpost_qp_teardown_start()). @removal: the device is going away;
+ * completions nobody fetched stay for ibpost_get_*_comp(). Takes
+ * qp->mutex, under which callbacks run; never under dev->qp_lock, but
+ * under ibpost_client_mutex when the consumer destroys the QP from its
+ * ibpost_client callback.
+ */
+void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
+{
+	mutex_lock(&qp->mutex);
+	if (qp->rqp.ibqp || qp->cqs_left) {
+		WRITE_ONCE(qp->poller, current);
+		if (qp->rqp.ibqp)
+			ibpost_qp_teardown_qp(qp);
+		ibpost_qp_teardown_cqs(qp, removal);
+		WRITE_ONCE(qp->poller, NULL);
+	}
 	mutex_unlock(&qp->mutex);
+}
+
+/*
+ * Device removal's first half of @qp's teardown: the provider's QP
+ * destroyed, its CQs left for ibpost_qp_teardown(), which the removal
+ * calls once it has waited for the CQs of all its QPs together.
+ * Return: whether the CQs were left (there was a QP to tear down).
+ */
+bool ibpost_qp_teardown_start(struct ibpost_qp *qp)
+{
+	bool left = false;
+
+	mutex_lock(&qp->mutex);
+	if (qp->rqp.ibqp) {
+		WRITE_ONCE(qp->poller, current);
+		ibpost_qp_teardown_qp(qp);
+		WRITE_ONCE(qp->poller, NULL);
+		left = true;
+	}
+	mutex_unlock(&qp->mutex);
+	return left;
 }
 
 /*

@@ -78,6 +78,16 @@ struct ibpost_seed_scratch {
  * @sinks: iWARP: the send queue's READ sinks (see sink.c); else none
  * @seed: the vector seed operations' scratch, [0] send, [1] receive
  * @left_reset: the QP was moved out of RESET at least once
+ * @drained: the teardown's drain returned every posted WR (under @mutex)
+ * @cqs_left: the provider's QP is destroyed, its CQs are not yet freed
+ *            (device removal's first half, ibpost_qp_teardown_start());
+ *            under @mutex
+ * @cqs_quiet: a device removal waited until nothing polls those CQs;
+ *             under dev->qp_lock
+ * @cqs_claimed: a teardown frees those CQs, the removal's wait no longer
+ *               reads them; under dev->qp_lock
+ * @removal_node: entry in a device removal's list of QPs whose CQs it
+ *                left (that removal's own)
  * @ord: RC: the READs and atomics it may have outstanding as initiator
  *       (its max_rd_atomic, or on iWARP the ORD its connection
  *       negotiated); 0 refuses them at post, where a provider would
@@ -116,6 +126,11 @@ struct ibpost_qp {
 	struct ibpost_sinks sinks;
 	struct ibpost_seed_scratch seed[2];
 	bool left_reset;
+	bool drained;
+	bool cqs_left;
+	bool cqs_quiet;
+	bool cqs_claimed;
+	struct list_head removal_node;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
 	u32 port;
@@ -148,6 +163,11 @@ struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				const struct ibpost_qp_attr *attr,
 				const char *caller, struct rdma_cm_id *id);
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal);
+bool ibpost_qp_teardown_start(struct ibpost_qp *qp);
+extern atomic_long_t ibpost_cq_grace_periods;
+
+/* removal.c */
+void ibpost_dev_teardown_qps(struct ibpost_dev *dev);
 void ibpost_qp_put(struct ibpost_qp *qp);
 void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
 void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,

@@ -22,6 +22,7 @@
 #define RACE_NETDEV	"d2"
 #define RACE_LEN	4096
 #define RACE_DBG	"/sys/kernel/debug/ibpost/"
+#define RACE_QPS	8
 
 struct race {
 	struct kunit *test;
@@ -121,6 +122,17 @@ static void race_expect_stall_flushed(struct race *r)
 	KUNIT_EXPECT_PTR_EQ(r->test, comp.context, (void *)r);
 	if (!ibpost_test_iwarp(r->dev))
 		KUNIT_EXPECT_NE(r->test, comp.status, IB_WC_SUCCESS);
+}
+
+/* The receive b had posted comes back after the removal: flushed, once. */
+static void race_expect_recv_flushed(struct race *r)
+{
+	struct ibpost_comp comp;
+
+	ibpost_test_recv_comp(r->test, r->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(r->test, comp.context, (void *)r);
+	KUNIT_EXPECT_EQ(r->test, comp.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(r->test, 0, ibpost_get_recv_comp(r->b, &comp, 0));
 }
 
 static int race_dereg_fn(void *arg)
@@ -282,6 +294,147 @@ static void ibpost_race_callback_dereg_removal_workqueue(struct kunit *test)
 static void ibpost_race_callback_dereg_removal_direct(struct kunit *test)
 {
 	race_callback_dereg(test, IB_POLL_DIRECT);
+}
+
+/*
+ * A device removed under several QPs whose CQs are polled in softirq
+ * waits for one RCU grace period before freeing all their CQs (a second
+ * one only if a poll was scheduled again meanwhile), not one per QP: a
+ * device with many QPs leaves in about the same time as one with few. An
+ * iWARP device's removal tears its QPs down one whole teardown at a time
+ * (siw's QP list, see removal.c): one grace period per QP.
+ */
+static void ibpost_race_removal_one_grace_period(struct kunit *test)
+{
+	struct race *r = race_setup(test, IB_POLL_SOFTIRQ);
+	struct ibpost_qp *qps[RACE_QPS];
+	struct ibpost_qp_attr attr;
+	unsigned long gps;
+	unsigned int i;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.poll_ctx = IB_POLL_SOFTIRQ;
+	for (i = 0; i < RACE_QPS; i++)
+		qps[i] = ibpost_test_qp(test, r->dev, &attr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(r->b, r, r->lbuf + 2048,
+						  64, r->lmr));
+	gps = ibpost_test_cq_grace_periods();
+	race_remove(test);
+	gps = ibpost_test_cq_grace_periods() - gps;
+	kunit_info(test, "%lu grace periods for %u QPs\n", gps, RACE_QPS + 2);
+	if (ibpost_test_iwarp(r->dev)) {
+		KUNIT_EXPECT_GE_MSG(test, gps, (unsigned long)RACE_QPS + 2,
+				    "iWARP: %lu grace periods for %u whole teardowns",
+				    gps, RACE_QPS + 2);
+	} else {
+		KUNIT_EXPECT_GE(test, gps, 1UL);
+		KUNIT_EXPECT_LE_MSG(test, gps, 2UL,
+				    "%lu grace periods for the CQs of %u QPs",
+				    gps, RACE_QPS + 2);
+	}
+	for (i = 0; i < RACE_QPS; i++)
+		KUNIT_EXPECT_NULL(test, ibpost_qp_ibqp(qps[i]));
+	race_expect_recv_flushed(r);
+}
+
+static int race_destroy_fn(void *arg)
+{
+	ibpost_qp_destroy(arg);
+	return 0;
+}
+
+struct race_released {
+	int n;
+	void *ctx[2];
+	enum ib_wc_status status[2];
+};
+
+static void race_release(struct ibpost_qp *qp, bool send,
+			 const struct ibpost_comp *comp)
+{
+	struct race_released *rel = ibpost_qp_priv(qp);
+
+	if (!send && rel->n < ARRAY_SIZE(rel->ctx)) {
+		rel->ctx[rel->n] = comp->context;
+		rel->status[rel->n] = comp->status;
+	}
+	rel->n++;
+}
+
+/*
+ * A QP destroyed while a removal has torn its QPs down but not yet freed
+ * their CQs (the removal held there by the test hook): the destroy
+ * finishes that QP's teardown itself, waiting for its own CQs' polls,
+ * and returns both receives flushed, once each; the removal then
+ * finishes the rest and never touches the CQs the destroy freed.
+ */
+static void ibpost_race_destroy_between_removal_halves(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct race_released *rel;
+	struct ibpost_qp_attr aattr, battr;
+	struct ibpost_test_thread *t, *d;
+	struct ibpost_gate *g;
+	struct race *r;
+	unsigned long gps;
+	int i, ret = -1;
+
+	ibpost_test_need_ib(test, dev,
+			    "a removal tears an iWARP device's QPs down one whole teardown at a time (siw's QP list, see providers.rst)");
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	rel = kunit_kzalloc(test, sizeof(*rel), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, r && rel);
+	r->test = test;
+	r->dev = dev;
+	ibpost_test_defer(test, race_free, r);
+	r->lbuf = kzalloc(RACE_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->lbuf);
+	ibpost_test_attr(&aattr, IB_QPT_RC);
+	aattr.poll_ctx = IB_POLL_SOFTIRQ;
+	battr = aattr;
+	battr.release = race_release;
+	battr.priv = rel;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_connect_pair(dev, &aattr, &battr,
+							  &r->a, &r->b,
+							  &r->cm));
+	r->lmr = ibpost_reg_msgs(dev, r->lbuf, RACE_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->lmr);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(r->b, (void *)(100L + i),
+						 r->lbuf + 64 * i, 64, r->lmr));
+
+	g = ibpost_gate(test, IBPOST_HOOK_REMOVAL_CQS);
+	t = ibpost_test_run(test, race_remove_fn, NULL);
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      wait_for_completion_timeout(&g->arrived, 60 * HZ),
+			      "the removal never reached its CQs");
+	/*
+	 * Torn down but for its CQs: the drain brought both receives back
+	 * (parked for ibpost_get_recv_comp()), the flush is still to come.
+	 * Nothing below may end the case while the removal is held.
+	 */
+	KUNIT_EXPECT_NULL(test, ibpost_qp_ibqp(r->b));
+	gps = ibpost_test_cq_grace_periods();
+	d = ibpost_test_run(test, race_destroy_fn, r->b);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(d, 60 * HZ, NULL),
+			      "the destroy hung against the held removal");
+	r->b = NULL;
+	KUNIT_EXPECT_GE_MSG(test, ibpost_test_cq_grace_periods() - gps, 1UL,
+			    "the destroy freed softirq CQs without waiting");
+	KUNIT_EXPECT_EQ(test, 2, rel->n);
+	for (i = 0; i < 2 && i < rel->n; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, rel->ctx[i], (void *)(100L + i));
+		KUNIT_EXPECT_EQ(test, rel->status[i], IB_WC_WR_FLUSH_ERR);
+	}
+	complete_all(&g->release);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 90 * HZ, &ret),
+			      "the removal hung after the destroy");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_NULL(test, ibpost_qp_ibqp(r->a));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&g->hits));
+	/* The removal returned nothing of b's a second time. */
+	KUNIT_EXPECT_EQ(test, 2, rel->n);
 }
 
 /* 0 when ibpost's debugfs has a directory @name and none @old. */
@@ -579,6 +732,8 @@ static struct kunit_case ibpost_race_cases[] = {
 	KUNIT_CASE(ibpost_race_reg_msgs_vs_removal),
 	KUNIT_CASE(ibpost_race_get_comp_after_removal),
 	KUNIT_CASE(ibpost_race_rename),
+	KUNIT_CASE(ibpost_race_removal_one_grace_period),
+	KUNIT_CASE(ibpost_race_destroy_between_removal_halves),
 	KUNIT_CASE(ibpost_race_other_device_handles),
 	KUNIT_CASE(ibpost_race_callback_dereg_removal_workqueue),
 	KUNIT_CASE(ibpost_race_callback_dereg_removal_direct),
