@@ -7,7 +7,8 @@
  *
  * A device is found by name (ibpost_dev_get(): .rename updates the name,
  * so a renamed device keeps its handle and is found under its new name
- * only) or from its ib_device (ibpost_dev_of(), never by name). The
+ * only) or from its ib_device (ibpost_dev_get_by_ibdev() for consumers,
+ * ibpost_dev_of() inside ibpost, never by name). The
  * struct ibpost_dev itself lives on while consumers hold references.
  *
  * Serialization: ibpost_dev_lock (a spinlock) guards the device list for
@@ -65,8 +66,28 @@ struct ibpost_dev *ibpost_dev_get(const char *ibdev_name)
 EXPORT_SYMBOL_NS_GPL(ibpost_dev_get, IBPOST_NS);
 
 /**
+ * ibpost_dev_get_by_ibdev - ibpost's context on an RDMA device, by device
+ * @ibdev: the ib_device, e.g. an rdma_cm id's ->device
+ *
+ * Found by the ib_device itself, never by its name: a rename between a
+ * consumer's reading of the name and its lookup cannot make it miss the
+ * device or find another. Only the pointer is compared, never
+ * dereferenced.
+ *
+ * Context: Any context that may take a spinlock.
+ * Return: the device with a reference the caller drops with
+ * ibpost_dev_put(), or ERR_PTR(-ENODEV) when @ibdev is NULL, ibpost has
+ * no context on it (its add failed) or it is being removed.
+ */
+struct ibpost_dev *ibpost_dev_get_by_ibdev(struct ib_device *ibdev)
+{
+	return ibpost_dev_of(ibdev) ?: ERR_PTR(-ENODEV);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_dev_get_by_ibdev, IBPOST_NS);
+
+/**
  * ibpost_dev_put - drop a device reference
- * @dev: from ibpost_dev_get(), or NULL
+ * @dev: from ibpost_dev_get() or ibpost_dev_get_by_ibdev(), or NULL
  *
  * Context: Any context.
  * Return: nothing.

@@ -33,6 +33,19 @@ static void ibpost_dev_get_takes_a_reference(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, a, b);
 }
 
+/* The same context from the ib_device, with a reference of its own. */
+static void ibpost_dev_get_by_ibdev_finds_test_device(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_dev *found;
+
+	found = ibpost_dev_get_by_ibdev(ibpost_dev_ibdev(dev));
+	KUNIT_ASSERT_PTR_EQ(test, found, dev);
+	ibpost_dev_put(found);
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			PTR_ERR(ibpost_dev_get_by_ibdev(NULL)));
+}
+
 /* A consumer that counts the callbacks it gets for the test device. */
 static struct ibpost_test_client {
 	struct ibpost_client client;
@@ -93,6 +106,7 @@ static struct kunit_case ibpost_dev_cases[] = {
 	KUNIT_CASE(ibpost_dev_get_finds_test_device),
 	KUNIT_CASE(ibpost_dev_get_unknown_is_enodev),
 	KUNIT_CASE(ibpost_dev_get_takes_a_reference),
+	KUNIT_CASE(ibpost_dev_get_by_ibdev_finds_test_device),
 	KUNIT_CASE(ibpost_register_client_sees_add_and_remove),
 	KUNIT_CASE(ibpost_register_client_without_name_is_einval),
 	{}

@@ -451,8 +451,8 @@ static int race_debugfs_named(const char *name, const char *old)
 static void ibpost_race_rename(struct kunit *test)
 {
 	struct ibpost_dev *dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct ibpost_dev *found, *other;
 	struct ibpost_qp_attr attr;
-	struct ibpost_dev *found;
 
 	KUNIT_ASSERT_EQ(test, 0,
 			ibpost_test_sh("rdma dev set " RACE_DEV " name " RACE_DEV "r"));
@@ -461,6 +461,16 @@ static void ibpost_race_rename(struct kunit *test)
 	if (!IS_ERR(found))
 		ibpost_dev_put(found);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_dev_get(RACE_DEV)), -ENODEV);
+	/* Its ib_device finds it whatever its name, and only it. */
+	found = ibpost_dev_get_by_ibdev(ibpost_dev_ibdev(dev));
+	KUNIT_EXPECT_PTR_EQ(test, found, dev);
+	if (!IS_ERR(found))
+		ibpost_dev_put(found);
+	other = ibpost_test_dev(test);
+	found = ibpost_dev_get_by_ibdev(ibpost_dev_ibdev(other));
+	KUNIT_EXPECT_PTR_EQ(test, found, other);
+	if (!IS_ERR(found))
+		ibpost_dev_put(found);
 	KUNIT_EXPECT_EQ_MSG(test, 0, race_debugfs_named(RACE_DEV "r", RACE_DEV),
 			    "the debugfs directory kept the old name");
 	ibpost_test_attr(&attr, IB_QPT_RC);

@@ -35,6 +35,7 @@ struct ibpost_comp;
 /* ---- Devices ---------------------------------------------------------- */
 
 struct ibpost_dev *ibpost_dev_get(const char *ibdev_name);
+struct ibpost_dev *ibpost_dev_get_by_ibdev(struct ib_device *ibdev);
 void ibpost_dev_put(struct ibpost_dev *dev);
 struct ib_device *ibpost_dev_ibdev(struct ibpost_dev *dev);
 struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev);
