@@ -831,7 +831,12 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
 	quiet = qp->cqs_quiet;
 	qp->cqs_claimed = true;
 	mutex_unlock(&dev->qp_lock);
-	/* Quiet, unless something scheduled a poll since the wait. */
+	/*
+	 * Quiet, unless something scheduled a poll since the wait. The bit
+	 * alone cannot tell a poll that ran since: none can, as nothing
+	 * schedules one once the provider's QP is destroyed (the first
+	 * half); the test only covers a provider that still would.
+	 */
 	if (quiet && !ibpost_cq_poll_scheduled(qp->rq.cq) &&
 	    !ibpost_cq_poll_scheduled(qp->sq.cq)) {
 		ib_free_cq(qp->rq.cq);
@@ -839,8 +844,9 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
 	} else {
 		ibpost_count_gps(ibpost_free_cqs(qp->rq.cq, qp->sq.cq));
 	}
-	qp->rq.cq = NULL;
-	qp->sq.cq = NULL;
+	/* Read unlocked, by address only (ibpost_qp_in_callback()). */
+	WRITE_ONCE(qp->rq.cq, NULL);
+	WRITE_ONCE(qp->sq.cq, NULL);
 	qp->cqs_left = false;
 	ibpost_sinks_free(&qp->sq);
 	/*

@@ -6,7 +6,8 @@
  * drained, the provider's QP destroyed, its CQs freed, every context the
  * provider did not return flushed. Freeing an IB_POLL_SOFTIRQ CQ waits
  * for an RCU grace period (ibpost_free_cqs()), so on an IB or RoCE device
- * the removal tears its QPs down in two halves: every provider QP first
+ * the removal tears its softirq QPs down in two halves (the others whole,
+ * one at a time, as a destroy would): every provider QP first
  * (ibpost_qp_teardown_start()), then one wait for the CQs of all of them,
  * then the CQs freed and the contexts returned. Removing a device with
  * many softirq QPs costs one grace period, not one per QP.
@@ -138,7 +139,13 @@ void ibpost_dev_teardown_qps(struct ibpost_dev *dev)
 		qp->removal_seen = true;
 		refcount_inc(&qp->ref);
 		mutex_unlock(&dev->qp_lock);
-		if (whole) {
+		/*
+		 * Only softirq CQs wait for a grace period, and only softirq
+		 * callbacks cannot block: a DIRECT or WORKQUEUE callback may
+		 * wait for another QP's flushed context, which a QP left
+		 * between the halves would return only after every drain.
+		 */
+		if (whole || qp->attr.poll_ctx != IB_POLL_SOFTIRQ) {
 			ibpost_qp_teardown(qp, true);
 			ibpost_qp_put(qp);
 		} else if (ibpost_qp_teardown_start(qp)) {
