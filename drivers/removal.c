@@ -6,13 +6,16 @@
  * drained, the provider's QP destroyed, its CQs freed, every context the
  * provider did not return flushed. Freeing an IB_POLL_SOFTIRQ CQ waits
  * for an RCU grace period (ibpost_free_cqs()), so on an IB or RoCE device
- * the removal tears its softirq QPs down in two halves (the others whole,
- * one at a time, as a destroy would): every provider QP first
- * (ibpost_qp_teardown_start()), then one wait for the CQs of all of them,
- * then the CQs freed and the contexts returned. Removing a device with
- * many softirq QPs costs one grace period, not one per QP.
+ * the removal tears its softirq QPs down first, in two halves: every
+ * such provider QP first (ibpost_qp_teardown_start()), then one wait for
+ * the CQs of all of them, then the CQs freed and the contexts returned.
+ * Removing a device with many softirq QPs costs one grace period, not
+ * one per QP. The other QPs follow, one whole teardown each, as a destroy
+ * would: their callbacks may block, on a softirq QP's flushed context
+ * too, which is back by then.
  *
- * An iWARP device's QPs are torn down one whole teardown at a time: siw
+ * An iWARP device's QPs are torn down one whole teardown at a time (its
+ * softirq QPs first all the same): siw
  * on 6.1 keeps a destroyed QP on its device list while its connection
  * holds a reference, and walks that list when its netdev goes down; QPs
  * destroyed back to back have shown that use-after-free
@@ -27,14 +30,19 @@
 #include "ibpost_cq.h"
 #include "ibpost_internal.h"
 
-/* The first QP of @dev that removal has not torn down yet. */
-static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev)
+/*
+ * The first QP of @dev that removal has not torn down yet; with
+ * @softirq, the first whose CQs are polled in softirq.
+ */
+static struct ibpost_qp *ibpost_dev_next_unseen(struct ibpost_dev *dev,
+						bool softirq)
 {
 	struct ibpost_qp *qp;
 
 	lockdep_assert_held(&dev->qp_lock);
 	list_for_each_entry(qp, &dev->qps, node)
-		if (!qp->removal_seen)
+		if (!qp->removal_seen &&
+		    (!softirq || qp->attr.poll_ctx == IB_POLL_SOFTIRQ))
 			return qp;
 	return NULL;
 }
@@ -122,30 +130,38 @@ static void ibpost_removal_free_cqs(struct ibpost_dev *dev,
  */
 void ibpost_dev_teardown_qps(struct ibpost_dev *dev)
 {
-	bool whole = ibpost_dev_iwarp(dev);
+	/*
+	 * Only softirq CQs wait for a grace period, and only softirq
+	 * callbacks cannot block. The softirq QPs go first (in two halves
+	 * but on iWARP): a DIRECT or WORKQUEUE callback, run later by its
+	 * own QP's whole teardown, may wait for a softirq QP's flushed
+	 * context, which is back by then.
+	 */
+	bool halves = !ibpost_dev_iwarp(dev);
+	bool softirq = true;
 	struct ibpost_qp *qp;
 	LIST_HEAD(left);
 
 	for (;;) {
 		mutex_lock(&dev->qp_lock);
-		qp = ibpost_dev_next_unseen(dev);
+		qp = ibpost_dev_next_unseen(dev, softirq);
 		if (!qp) {
-			if (list_empty(&left))
+			if (!list_empty(&left)) {
+				mutex_unlock(&dev->qp_lock);
+				ibpost_removal_free_cqs(dev, &left);
+				continue;
+			}
+			if (!softirq)
 				break;
+			/* The others, one whole teardown each. */
+			softirq = false;
 			mutex_unlock(&dev->qp_lock);
-			ibpost_removal_free_cqs(dev, &left);
 			continue;
 		}
 		qp->removal_seen = true;
 		refcount_inc(&qp->ref);
 		mutex_unlock(&dev->qp_lock);
-		/*
-		 * Only softirq CQs wait for a grace period, and only softirq
-		 * callbacks cannot block: a DIRECT or WORKQUEUE callback may
-		 * wait for another QP's flushed context, which a QP left
-		 * between the halves would return only after every drain.
-		 */
-		if (whole || qp->attr.poll_ctx != IB_POLL_SOFTIRQ) {
+		if (!softirq || !halves) {
 			ibpost_qp_teardown(qp, true);
 			ibpost_qp_put(qp);
 		} else if (ibpost_qp_teardown_start(qp)) {

@@ -437,6 +437,90 @@ static void ibpost_race_destroy_between_removal_halves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2, rel->n);
 }
 
+/* A DIRECT QP's receive callback that waits for another QP's flush. */
+struct race_waiter {
+	struct ibpost_qp *other;	/* its receive comes back flushed */
+	int got;			/* ibpost_get_recv_comp() on it */
+	void *ctx;
+	enum ib_wc_status status;
+	unsigned long waited;		/* jiffies the wait took */
+	int calls;
+};
+
+static void race_dereg_at_exit(void *mr)
+{
+	WARN_ON(ibpost_dereg_mr(mr));
+}
+
+static void race_waiter_recv_done(struct ibpost_qp *qp, void *context,
+				  const struct ib_wc *wc)
+{
+	struct race_waiter *w = ibpost_qp_priv(qp);
+	struct ibpost_comp comp = {};
+	unsigned long start = jiffies;
+
+	if (w->calls++)
+		return;
+	w->got = ibpost_get_recv_comp(w->other, &comp, 5 * HZ);
+	w->waited = jiffies - start;
+	w->ctx = comp.context;
+	w->status = comp.status;
+}
+
+/*
+ * A removal under a DIRECT QP whose receive callback, run by the
+ * removal's drain of that QP, waits for a softirq QP's flushed receive:
+ * the softirq QPs are torn down first (both halves), so the context is
+ * back before the DIRECT QP's drain, though the softirq QP was created
+ * after it. Batching the DIRECT QP too, or the softirq QP after it,
+ * makes the callback wait its whole 5 s for a flush that only the same
+ * thread does later.
+ */
+static void ibpost_race_removal_direct_waits_for_softirq_flush(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev2(test, RACE_DEV, RACE_NETDEV);
+	struct ibpost_qp *xa, *xb, *ya, *yb;
+	struct ibpost_qp_attr xattr, yattr;
+	struct ibpost_test_thread *t;
+	struct race_waiter *w;
+	struct ibpost_mr *mr;
+	int ret = -1;
+	void *buf;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	buf = kunit_kzalloc(test, RACE_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, w && buf);
+	memset(buf, 0x5a, RACE_LEN);
+	ibpost_test_attr(&xattr, IB_QPT_RC);
+	xattr.poll_ctx = IB_POLL_DIRECT;
+	xattr.recv_done = race_waiter_recv_done;
+	xattr.priv = w;
+	ibpost_test_qp_pair(test, dev, &xattr, &xattr, &xa, &xb);
+	ibpost_test_attr(&yattr, IB_QPT_RC);
+	yattr.poll_ctx = IB_POLL_SOFTIRQ;
+	ibpost_test_qp_pair(test, dev, &yattr, &yattr, &ya, &yb);
+	w->other = yb;
+	mr = ibpost_reg_msgs(dev, buf, RACE_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	ibpost_test_defer(test, race_dereg_at_exit, mr);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(yb, (void *)0x1234L, buf,
+						  64, mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(xb, (void *)0x5678L,
+						  buf + 64, 64, mr));
+
+	t = ibpost_test_run(test, race_remove_fn, NULL);
+	KUNIT_ASSERT_TRUE_MSG(test, ibpost_test_join(t, 90 * HZ, &ret),
+			      "the removal hung");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, w->calls, 1);
+	KUNIT_EXPECT_EQ_MSG(test, w->got, 1,
+			    "the callback waited %u ms for a flush still to come",
+			    jiffies_to_msecs(w->waited));
+	KUNIT_EXPECT_PTR_EQ(test, w->ctx, (void *)0x1234L);
+	KUNIT_EXPECT_EQ(test, w->status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(w->waited), 1000U);
+}
+
 /* 0 when ibpost's debugfs has a directory @name and none @old. */
 static int race_debugfs_named(const char *name, const char *old)
 {
@@ -744,6 +828,7 @@ static struct kunit_case ibpost_race_cases[] = {
 	KUNIT_CASE(ibpost_race_rename),
 	KUNIT_CASE(ibpost_race_removal_one_grace_period),
 	KUNIT_CASE(ibpost_race_destroy_between_removal_halves),
+	KUNIT_CASE(ibpost_race_removal_direct_waits_for_softirq_flush),
 	KUNIT_CASE(ibpost_race_other_device_handles),
 	KUNIT_CASE(ibpost_race_callback_dereg_removal_workqueue),
 	KUNIT_CASE(ibpost_race_callback_dereg_removal_direct),
