@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QPs on an rdma_cm_id: ibpost_qp_create_cm().
+ * QPs on an rdma_cm_id (ibpost_qp_create_cm(), made in qp.c): their
+ * provider QP made and destroyed through rdma_cm, and its events.
  *
  * rdma_cm moves the QP through its states itself (INIT at creation, RTR
  * and RTS inside rdma_connect()/rdma_accept(), ERR on a disconnect), by
@@ -337,50 +338,3 @@ void ibpost_cm_destroy_qp(struct ibpost_qp *qp)
 	if (res)
 		rdma_restrack_put(res);
 }
-
-/**
- * __ibpost_qp_create_cm - create a QP on an rdma_cm_id
- * @id: the cm_id, bound to its device: on the active side after
- *      RDMA_CM_EVENT_ROUTE_RESOLVED, on the passive side the new id of an
- *      RDMA_CM_EVENT_CONNECT_REQUEST (from within that event's handler)
- * @attr: what is wanted; see struct ibpost_qp_attr; @attr->qp_type must
- *        match the id's (RDMA_PS_TCP: RC, RDMA_PS_UDP: UD)
- * @caller: the module credited for the QP and its CQs in restrack;
- *          consumers call ibpost_qp_create_cm(), which passes
- *          KBUILD_MODNAME
- *
- * The QP is made by rdma_create_qp() on ibpost's PD of @id's device, with
- * ibpost's CQs and slot accounting; the consumer then calls
- * rdma_connect() or rdma_accept() as usual. Receives may be posted at
- * once, sends once RDMA_CM_EVENT_ESTABLISHED arrived. ibpost sees the
- * id's events before the consumer's handler does: after DISCONNECTED
- * every outstanding context comes back flushed, after DEVICE_REMOVAL
- * posts return -ENODEV. Destroy the QP with ibpost_qp_destroy() before
- * rdma_destroy_id().
- *
- * Context: Process context; may sleep (a cm event handler is fine).
- * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr or an id without
- * a device or of another QP type, -ENODEV when ibpost has no context on
- * the device, -ENOMEM, or the error of rdma_create_qp().
- */
-struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
-					const struct ibpost_qp_attr *attr,
-					const char *caller)
-{
-	struct ibpost_dev *dev;
-	struct ibpost_qp *qp;
-
-	if (!id || !attr)
-		return ERR_PTR(-EINVAL);
-	if (!id->device || id->qp || id->qp_type != attr->qp_type) {
-		pr_warn_ratelimited("qp_create_cm: the id needs a device, no QP yet and the same QP type\n");
-		return ERR_PTR(-EINVAL);
-	}
-	dev = ibpost_dev_of(id->device);
-	if (!dev)
-		return ERR_PTR(-ENODEV);
-	qp = ibpost_qp_new(dev, attr, caller, id);
-	ibpost_dev_put(dev);
-	return qp;
-}
-EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create_cm, IBPOST_NS);

@@ -11,11 +11,16 @@
  *                  stats, slot bookkeeping and completions (ring.c);
  *                  polling and waiting for completions (comp.c)
  *   dev.h          struct ibpost_dev (dev.c)
- *   mr.h           struct ibpost_mr, MR lookup and use counting (mr.c)
+ *   mr_table.h     struct ibpost_mr, MR lookup and use counting
+ *                  (mr_table.c)
  *   sink.h         iWARP READ sinks (sink.c)
- *   qp.h           struct ibpost_qp, state checks; qp.c, cm.c, drain.c,
- *                  debugfs.c
+ *   qp_core.h      struct ibpost_qp, its state checks and moves, its
+ *                  last reference (qp_core.c); debugfs.c
  *   post.h         the post path (post.c)
+ *   mr.h           memory registration (mr.c), above the post path
+ *   qp.h           QP creation and teardown (qp.c) over connection
+ *                  management (cm.c) and drain (drain.c); device
+ *                  removal's teardown (removal.c)
  *
  * The module's files include this header, which includes them all.
  */
@@ -26,9 +31,11 @@
 #include "ibpost_test_access.h"
 #include "ring.h"
 #include "dev.h"
-#include "mr.h"
+#include "mr_table.h"
 #include "sink.h"
-#include "qp.h"
+#include "qp_core.h"
 #include "post.h"
+#include "mr.h"
+#include "qp.h"
 
 #endif /* _IBPOST_INTERNAL_H */

@@ -7,7 +7,7 @@
 #define _IBPOST_POST_H
 
 #include <rdma/ib_verbs.h>
-#include "qp.h"
+#include "qp_core.h"
 
 /* post.c */
 int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,

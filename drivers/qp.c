@@ -50,58 +50,6 @@ static u32 ibpost_pick_port(struct ib_device *ibdev)
 	return rdma_start_port(ibdev);
 }
 
-/*
- * Wait out the post calls in flight on the receive queue: after a write
- * made under the send queue's lock, each post path reads it under its own.
- */
-static void ibpost_rq_barrier(struct ibpost_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
-}
-
-/*
- * Record a state the QP was moved to, under both queue locks in turn;
- * with @any false only if ibpost's view is still @from. That test and the
- * write are one cmpxchg(): a failed WR's completion writes ERR under its
- * own queue's lock (ring.c), which may be the receive queue's, and must
- * not be lost to a move from @from decided before it.
- */
-static void ibpost_state_move(struct ibpost_qp *qp, bool any,
-			      enum ib_qp_state from, enum ib_qp_state to)
-{
-	enum ib_qp_state old;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (!any)
-		ibpost_hook(IBPOST_HOOK_STATE_FROM, qp);
-	if (any)
-		old = xchg(&qp->rqp.state, to);
-	else
-		old = cmpxchg(&qp->rqp.state, from, to);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (!any && old != from)
-		return;
-	ibpost_rq_barrier(qp);
-	if (old != to)
-		trace_ibpost_qp_state(qp, old, to);
-}
-
-void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
-{
-	ibpost_state_move(qp, true, state, state);
-}
-
-/* Move ibpost's view of @qp's state from @from to @to, if still @from. */
-void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
-			   enum ib_qp_state to)
-{
-	ibpost_state_move(qp, false, from, to);
-}
-
 static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
 {
 	struct ib_qp_attr qa = {};
@@ -190,13 +138,6 @@ static size_t ibpost_seed_size(u32 max_sge)
 	return (sizeof(struct ibpost_mr *) + sizeof(struct ib_sge)) * max_sge;
 }
 
-static void ibpost_seed_free(struct ibpost_seed_scratch *seed)
-{
-	kvfree(seed->mrs);
-	seed->mrs = NULL;
-	seed->sge = NULL;
-}
-
 /* The scratch (struct ibpost_seed_scratch) of a queue of @max_sge. */
 static int ibpost_seed_alloc(struct ibpost_seed_scratch *seed, u32 max_sge)
 {
@@ -270,14 +211,6 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 	ibpost_queue_init(&qp->sq, qp, &qp->rqp, true, attr->send_done);
 	ibpost_queue_init(&qp->rq, qp, &qp->rqp, false, attr->recv_done);
 	return qp;
-}
-
-/* Undo ibpost_qp_alloc(). */
-static void ibpost_qp_free(struct ibpost_qp *qp)
-{
-	mutex_destroy(&qp->mutex);
-	lockdep_unregister_key(&qp->mutex_key);
-	kfree(qp);
 }
 
 /* RCU grace periods waited for before freeing CQs, for the test suites. */
@@ -415,15 +348,6 @@ out_free_sq_ring:
 	return ret;
 }
 
-/* Undo ibpost_qp_alloc_rings(). */
-static void ibpost_qp_free_rings(struct ibpost_qp *qp)
-{
-	ibpost_seed_free(&qp->seed[1]);
-	ibpost_seed_free(&qp->seed[0]);
-	ibpost_ring_free(&qp->rq);
-	ibpost_ring_free(&qp->sq);
-}
-
 /*
  * ibpost's accounting over what the provider granted: the slot rings, an
  * iWARP QP's READ sinks, the drain markers; then a UD QP not made by
@@ -484,9 +408,10 @@ static void ibpost_qp_publish(struct ibpost_qp *qp)
  * Create a QP, its CQs and its accounting on @dev; through rdma_cm when
  * @id is set. @caller is credited in restrack.
  */
-struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
-				const struct ibpost_qp_attr *attr,
-				const char *caller, struct rdma_cm_id *id)
+static struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
+				       const struct ibpost_qp_attr *attr,
+				       const char *caller,
+				       struct rdma_cm_id *id)
 {
 	struct ibpost_qp *qp;
 	int ret;
@@ -557,6 +482,53 @@ struct ibpost_qp *__ibpost_qp_create(struct ibpost_dev *dev,
 EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create, IBPOST_NS);
 
 /**
+ * __ibpost_qp_create_cm - create a QP on an rdma_cm_id
+ * @id: the cm_id, bound to its device: on the active side after
+ *      RDMA_CM_EVENT_ROUTE_RESOLVED, on the passive side the new id of an
+ *      RDMA_CM_EVENT_CONNECT_REQUEST (from within that event's handler)
+ * @attr: what is wanted; see struct ibpost_qp_attr; @attr->qp_type must
+ *        match the id's (RDMA_PS_TCP: RC, RDMA_PS_UDP: UD)
+ * @caller: the module credited for the QP and its CQs in restrack;
+ *          consumers call ibpost_qp_create_cm(), which passes
+ *          KBUILD_MODNAME
+ *
+ * The QP is made by rdma_create_qp() on ibpost's PD of @id's device, with
+ * ibpost's CQs and slot accounting; the consumer then calls
+ * rdma_connect() or rdma_accept() as usual. Receives may be posted at
+ * once, sends once RDMA_CM_EVENT_ESTABLISHED arrived. ibpost sees the
+ * id's events before the consumer's handler does: after DISCONNECTED
+ * every outstanding context comes back flushed, after DEVICE_REMOVAL
+ * posts return -ENODEV. Destroy the QP with ibpost_qp_destroy() before
+ * rdma_destroy_id().
+ *
+ * Context: Process context; may sleep (a cm event handler is fine).
+ * Return: the QP, or an ERR_PTR: -EINVAL for a bad @attr or an id without
+ * a device or of another QP type, -ENODEV when ibpost has no context on
+ * the device, -ENOMEM, or the error of rdma_create_qp().
+ */
+struct ibpost_qp *__ibpost_qp_create_cm(struct rdma_cm_id *id,
+					const struct ibpost_qp_attr *attr,
+					const char *caller)
+{
+	struct ibpost_dev *dev;
+	struct ibpost_qp *qp;
+
+	if (!id || !attr)
+		return ERR_PTR(-EINVAL);
+	if (!id->device || id->qp || id->qp_type != attr->qp_type) {
+		pr_warn_ratelimited("qp_create_cm: the id needs a device, no QP yet and the same QP type\n");
+		return ERR_PTR(-EINVAL);
+	}
+	dev = ibpost_dev_of(id->device);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	qp = ibpost_qp_new(dev, attr, caller, id);
+	ibpost_dev_put(dev);
+	return qp;
+}
+EXPORT_SYMBOL_NS_GPL(__ibpost_qp_create_cm, IBPOST_NS);
+
+/**
  * ibpost_qp_loopback_av - an address vector for the QP's own port
  * @qp: the QP
  * @ah: filled with the port's first GID (RoCE: with its netdev's MAC as
@@ -574,61 +546,6 @@ int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 	return qp->rqp.ibqp ? ibpost_loopback_av(qp, ah) : -ENODEV;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_loopback_av, IBPOST_NS);
-
-/* Fill an address vector that loops back to @qp's own port. */
-int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
-{
-	struct ib_device *ibdev = qp->dev->ibdev;
-	const struct ib_gid_attr *sgid = ERR_PTR(-EADDRNOTAVAIL);
-	struct net_device *ndev;
-	struct ib_port_attr pattr;
-	union ib_gid gid;
-	unsigned int i;
-	int ret;
-
-	memset(ah, 0, sizeof(*ah));
-	ah->type = rdma_ah_find_type(ibdev, qp->port);
-	rdma_ah_set_port_num(ah, qp->port);
-	if (!rdma_protocol_roce(ibdev, qp->port)) {
-		ret = ib_query_port(ibdev, qp->port, &pattr);
-		if (ret)
-			return ret;
-		rdma_ah_set_dlid(ah, pattr.lid);
-		return 0;
-	}
-
-	/* RoCE: the first usable GID of the port, and its netdev's MAC. */
-	for (i = 0; i < ibdev->port_data[qp->port].immutable.gid_tbl_len; i++) {
-		sgid = rdma_get_gid_attr(ibdev, qp->port, i);
-		if (!IS_ERR(sgid) &&
-		    ibpost_hook(IBPOST_HOOK_GID, (void *)sgid)) {
-			rdma_put_gid_attr(sgid);
-			sgid = ERR_PTR(-EADDRNOTAVAIL);
-		}
-		if (!IS_ERR(sgid))
-			break;
-	}
-	if (IS_ERR(sgid))
-		return -EADDRNOTAVAIL;
-
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
-	if (IS_ERR(ndev)) {
-		rcu_read_unlock();
-		rdma_put_gid_attr(sgid);
-		return PTR_ERR(ndev);
-	}
-	/*
-	 * The core resolves roce.dmac only for userspace: a kernel caller
-	 * must hand it in, or rxe sends loopback traffic out of the netdev.
-	 */
-	ether_addr_copy(ah->roce.dmac, ndev->dev_addr);
-	rcu_read_unlock();
-	gid = sgid->gid;
-	rdma_ah_set_grh(ah, &gid, 0, sgid->index, 1, 0);
-	rdma_put_gid_attr(sgid);
-	return 0;
-}
 
 static int ibpost_qp_rc_to_rts(struct ibpost_qp *qp, u32 remote_qpn,
 			       const struct rdma_ah_attr *av)
@@ -726,21 +643,6 @@ out_unlock:
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_connect_loopback, IBPOST_NS);
-
-/* Free a QP whose last reference is gone (its teardown is over). */
-void ibpost_qp_put(struct ibpost_qp *qp)
-{
-	struct ibpost_dev *dev;
-
-	if (!refcount_dec_and_test(&qp->ref))
-		return;
-	dev = qp->dev;
-	ibpost_qp_free_rings(qp);
-	mutex_destroy(&qp->mutex);
-	lockdep_unregister_key(&qp->mutex_key);
-	kfree(qp);
-	ibpost_dev_put(dev);
-}
 
 /*
  * Return the WRs posted while @qp was in ERR: the flush worker's, then,
@@ -991,7 +893,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
  * them, and only teardown (which frees the CQs first) may say it never
  * will. Return: 0, or -ETIMEDOUT.
  */
-int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
+static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 {
 	struct task_struct *poller = READ_ONCE(qp->poller);
 	int ret = 0;

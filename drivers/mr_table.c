@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The MR table: which registered MR of a device holds an SGE, and the
+ * counting of its uses by posted WRs, for the post path below the
+ * registration calls (mr.c). A queue's hit (q->hit, see ring.h) is tried
+ * before the device's list.
+ *
+ * Serialization: dev->mr_lock guards the device's MR list; the post path
+ * searches it under the queue's lock (ibpost_base.h orders the two).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "ibpost_internal.h"
+/*
+ * The live MR of @dev that holds @sge, with a user counted, or NULL.
+ * Only from __ibpost_mr_find(), under the queue's lock (asserted there).
+ */
+struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
+				   const struct ib_sge *sge)
+{
+	struct ibpost_mr *mr, *found = NULL;
+
+	spin_lock(&dev->mr_lock);
+	list_for_each_entry(mr, &dev->mrs, node) {
+		if (!mr->revoked && ibpost_mr_covers(mr, sge)) {
+			atomic_inc(&mr->use.users);
+			found = mr;
+			break;
+		}
+	}
+	spin_unlock(&dev->mr_lock);
+	return found;
+}
+
+/*
+ * Count a user on @mr unless ibpost_dereg_mr() revoked it: the user is
+ * counted before the revocation is read, each side's store ordered before
+ * its load by a full barrier, so either dereg sees the user (-EBUSY) or
+ * this sees the revocation. Return: whether the user was counted.
+ */
+static bool ibpost_mr_get_live(struct ibpost_mr *mr)
+{
+	atomic_inc(&mr->use.users);
+	/* Count the user before reading the revocation: dereg pairs. */
+	smp_mb__after_atomic();
+	if (likely(!READ_ONCE(mr->revoked)))
+		return true;
+	atomic_dec(&mr->use.users);
+	return false;
+}
+
+/*
+ * ibpost_mr_get_live() for an MR it found revoked: a dereg that finds
+ * users (-EBUSY) takes the revocation back before it drops the device's
+ * MR lock, so under that lock @mr is either back, and its user counted,
+ * or revoked for good (ibpost_mr_lookup() sees an SGE's MR the same way).
+ */
+static bool ibpost_mr_get_settled(struct ibpost_mr *mr)
+{
+	bool live;
+
+	spin_lock(&mr->dev->mr_lock);
+	live = !mr->revoked;
+	if (live)
+		atomic_inc(&mr->use.users);
+	spin_unlock(&mr->dev->mr_lock);
+	return live;
+}
+
+/*
+ * A queue's hit (q->hit, see ring.h) is tried first: consumers post from
+ * few buffers, and the hit costs no device lock. ibpost_dereg_mr() sees
+ * the user the queue holds for the SGEs in its hit (-EBUSY) as it would
+ * see each WR's.
+ */
+
+/**
+ * __ibpost_mr_find - the live MR of @q's device that holds @sge
+ * @q: the queue posted to, its lock held
+ * @sge: the SGE
+ *
+ * The SGE's use is counted in q->hit_users when the hit had no users (it
+ * adopts the MR found); else the MR returned has a user counted for it.
+ * As ibpost_mr_lookup(), trying @q's hit first (see above); the case of
+ * an SGE in a hit with users is ibpost_mr_find()'s, inline. A hit that
+ * dereg revoked is looked up again under the device's lock, where it is
+ * gone or, the dereg having failed, back. Dereg clears every queue's hit
+ * under that queue's lock before freeing the MR.
+ *
+ * Return: the MR, or NULL.
+ */
+struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
+				   const struct ib_sge *sge)
+{
+	struct ibpost_mr *mr = q->hit ? ibpost_use_mr(q->hit) : NULL;
+
+	lockdep_assert_held(&q->lock);
+	/* The hit, live again, or whichever MR holds @sge now. */
+	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
+		mr = ibpost_mr_lookup(q->qp->dev, sge);
+	if (mr)
+		ibpost_ring_hit_adopt(q, &mr->use);
+	return mr;
+}
+
+/**
+ * __ibpost_mr_pin - count a use of an MR a post names itself
+ * @q: the queue posted to, its lock held
+ * @mr: the MR (the seed operations take it from the caller)
+ *
+ * Counts the use, as __ibpost_mr_find() does, when @mr belongs to @q's
+ * device and is not being deregistered, with the same ordering against
+ * ibpost_dereg_mr(); @q's hit with users is ibpost_mr_pin()'s, inline.
+ *
+ * Return: @mr, or NULL.
+ */
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
+{
+	lockdep_assert_held(&q->lock);
+	if (!mr || mr->dev != q->qp->dev ||
+	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
+		return NULL;
+	ibpost_ring_hit_adopt(q, &mr->use);
+	return mr;
+}
+
+/*
+ * @mr is revoked with no user: @q holds none of it, so it may forget it.
+ * A queue with SGEs in its hit holds a user of it (see above).
+ */
+static void ibpost_mr_forget_hit(struct ibpost_queue *q,
+				 struct ibpost_mr *mr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->hit == &mr->use && !WARN_ON_ONCE(q->hit_users))
+		q->hit = NULL;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* @mr is revoked: no queue may keep it as its hit. */
+void ibpost_mr_forget_hits(struct ibpost_dev *dev, struct ibpost_mr *mr)
+	__must_hold(&dev->qp_lock)
+{
+	struct ibpost_qp *qp;
+
+	lockdep_assert_held(&dev->qp_lock);
+	list_for_each_entry(qp, &dev->qps, node) {
+		ibpost_mr_forget_hit(&qp->sq, mr);
+		ibpost_mr_forget_hit(&qp->rq, mr);
+	}
+}
+
+/*
+ * A QP is going away: MRs registered through it can no longer use it.
+ * ibpost_dereg_mr() reads mr->qp under dev->qp_lock, held here too.
+ */
+void ibpost_mrs_forget_qp(struct ibpost_qp *qp)
+{
+	struct ibpost_dev *dev = qp->dev;
+	struct ibpost_mr *mr;
+
+	lockdep_assert_held(&dev->qp_lock);
+	spin_lock_bh(&dev->mr_lock);
+	list_for_each_entry(mr, &dev->mrs, node)
+		if (mr->qp == qp)
+			mr->qp = NULL;
+	spin_unlock_bh(&dev->mr_lock);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The MR table: a registered kernel buffer (struct ibpost_mr), its
+ * lookup and the counting of its uses by posted WRs (in the ring's
+ * struct ibpost_ring_use, which the ring releases), below the post path;
+ * the registration calls above it are mr.c's (mr.h).
+ */
+#ifndef _IBPOST_MR_TABLE_H
+#define _IBPOST_MR_TABLE_H
+
+#include <linux/scatterlist.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include "ring.h"
+
+struct ibpost_dev;
+
+/**
+ * struct ibpost_mr - a registered kernel buffer
+ * @use: its uses by posted WRs (first: converting costs nothing)
+ * @dev: the device (holds a reference)
+ * @node: entry in dev->mrs
+ * @buf: the kernel virtual address registered
+ * @len: its length
+ * @dma: the DMA address of @buf
+ * @lkey: the key local SGEs use (the PD's local DMA lkey)
+ * @ibmr: the fast-registration MR granting remote access, or NULL
+ * @rkey: @ibmr's remote key as registered, or 0; set before the MR is
+ *        returned to its consumer and never changed, so that
+ *        ibpost_mr_rkey() may read it in any context, also while device
+ *        removal releases @ibmr
+ * @iova: the remote address @ibmr maps the buffer at, or 0; as @rkey
+ * @qp: the QP @ibmr was registered through, while it lives
+ * @sg: the scatterlist @ibmr maps
+ * @access: IB_ACCESS_* granted
+ * @release_work: releases an MR whose internal WR outlived its waiter
+ * @dead: the provider objects are released (by ibpost_dereg_mr() or by
+ *        device removal); only the final free is left to do
+ * @revoked: no new post may use it: ibpost_dereg_mr() is invalidating it,
+ *           or a registration has not finished yet. It stays on @dev's
+ *           list, so device removal still finds and releases it.
+ */
+struct ibpost_mr {
+	struct ibpost_ring_use use;
+	struct ibpost_dev *dev;
+	struct list_head node;
+	void *buf;
+	size_t len;
+	u64 dma;
+	u32 lkey;
+	struct ib_mr *ibmr;
+	u32 rkey;
+	u64 iova;
+	struct ibpost_qp *qp;
+	struct scatterlist sg;
+	int access;
+	struct work_struct release_work;
+	bool dead;
+	bool revoked;
+};
+
+static_assert(offsetof(struct ibpost_mr, use) == 0);
+
+/* The MR whose uses @use counts (a queue's hit, a slot's use array). */
+static inline struct ibpost_mr *ibpost_use_mr(struct ibpost_ring_use *use)
+{
+	return container_of(use, struct ibpost_mr, use);
+}
+
+/* ibpost_mr_sge(), inline for the seed operations' one SGE. */
+static inline int __ibpost_mr_sge(const struct ibpost_mr *mr,
+				  const void *addr, u32 length,
+				  struct ib_sge *sge)
+{
+	const char *p = addr, *b = mr->buf;
+
+	if (p < b || p > b + mr->len || length > (b + mr->len) - p)
+		return -EINVAL;
+	sge->addr = mr->dma + (p - b);
+	sge->length = length;
+	sge->lkey = mr->lkey;
+	return 0;
+}
+
+/* Whether @sge lies inside @mr, under one of its keys. */
+static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
+				    const struct ib_sge *sge)
+{
+	u64 base;
+
+	if (sge->lkey == mr->lkey)
+		base = mr->dma;
+	else if (mr->ibmr && sge->lkey == mr->ibmr->lkey)
+		base = mr->ibmr->iova;
+	else
+		return false;
+	return sge->addr >= base && sge->addr - base <= mr->len &&
+	       sge->length <= mr->len - (sge->addr - base);
+}
+
+struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
+				   const struct ib_sge *sge);
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
+
+/*
+ * The MR of @q's device that holds @sge, its use counted (mr_table.c): an SGE
+ * in the queue's hit while that has users, the common case, is counted
+ * here without a call. *@hit: whether the use is counted in the hit; an
+ * MR found while the hit has no users becomes the hit. (No address of the
+ * caller's goes to the call: @hit can stay in a register.)
+ */
+static inline struct ibpost_mr *
+ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->hit_users && ibpost_mr_covers(ibpost_use_mr(q->hit), sge)) {
+		q->hit_users++;
+		*hit = true;
+		return ibpost_use_mr(q->hit);
+	}
+	*hit = !q->hit_users;
+	return __ibpost_mr_find(q, sge);
+}
+
+/* The same for an MR a post names itself (the seed operations). */
+static inline struct ibpost_mr *
+ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->hit_users && ibpost_use_mr(q->hit) == mr) {
+		q->hit_users++;
+		*hit = true;
+		return mr;
+	}
+	*hit = !q->hit_users;
+	return __ibpost_mr_pin(q, mr);
+}
+
+/* mr_table.c */
+struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
+				   const struct ib_sge *sge);
+void ibpost_mr_forget_hits(struct ibpost_dev *dev, struct ibpost_mr *mr);
+void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
+
+#endif /* _IBPOST_MR_TABLE_H */

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The QP object below the layers that post to it, complete it, drain it
+ * and connect it: ibpost's view of its state, its last reference, and
+ * the address of its own port. Its creation, teardown and the API calls
+ * that change its state are qp.c's, above them all.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+#include "ibpost_internal.h"
+#include "ibpost_trace.h"
+
+/*
+ * Wait out the post calls in flight on the receive queue: after a write
+ * made under the send queue's lock, each post path reads it under its own.
+ */
+void ibpost_rq_barrier(struct ibpost_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+}
+
+/*
+ * Record a state the QP was moved to, under both queue locks in turn;
+ * with @any false only if ibpost's view is still @from. That test and the
+ * write are one cmpxchg(): a failed WR's completion writes ERR under its
+ * own queue's lock (ring.c), which may be the receive queue's, and must
+ * not be lost to a move from @from decided before it.
+ */
+static void ibpost_state_move(struct ibpost_qp *qp, bool any,
+			      enum ib_qp_state from, enum ib_qp_state to)
+{
+	enum ib_qp_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (!any)
+		ibpost_hook(IBPOST_HOOK_STATE_FROM, qp);
+	if (any)
+		old = xchg(&qp->rqp.state, to);
+	else
+		old = cmpxchg(&qp->rqp.state, from, to);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!any && old != from)
+		return;
+	ibpost_rq_barrier(qp);
+	if (old != to)
+		trace_ibpost_qp_state(qp, old, to);
+}
+
+void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state)
+{
+	ibpost_state_move(qp, true, state, state);
+}
+
+/* Move ibpost's view of @qp's state from @from to @to, if still @from. */
+void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
+			   enum ib_qp_state to)
+{
+	ibpost_state_move(qp, false, from, to);
+}
+
+void ibpost_seed_free(struct ibpost_seed_scratch *seed)
+{
+	kvfree(seed->mrs);
+	seed->mrs = NULL;
+	seed->sge = NULL;
+}
+
+/* Undo ibpost_qp_alloc_rings(). */
+void ibpost_qp_free_rings(struct ibpost_qp *qp)
+{
+	ibpost_seed_free(&qp->seed[1]);
+	ibpost_seed_free(&qp->seed[0]);
+	ibpost_ring_free(&qp->rq);
+	ibpost_ring_free(&qp->sq);
+}
+
+/* Undo ibpost_qp_alloc(). */
+void ibpost_qp_free(struct ibpost_qp *qp)
+{
+	mutex_destroy(&qp->mutex);
+	lockdep_unregister_key(&qp->mutex_key);
+	kfree(qp);
+}
+
+/* Free a QP whose last reference is gone (its teardown is over). */
+void ibpost_qp_put(struct ibpost_qp *qp)
+{
+	struct ibpost_dev *dev;
+
+	if (!refcount_dec_and_test(&qp->ref))
+		return;
+	dev = qp->dev;
+	ibpost_qp_free_rings(qp);
+	ibpost_qp_free(qp);
+	ibpost_dev_put(dev);
+}
+
+/* Fill an address vector that loops back to @qp's own port. */
+int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
+{
+	struct ib_device *ibdev = qp->dev->ibdev;
+	const struct ib_gid_attr *sgid = ERR_PTR(-EADDRNOTAVAIL);
+	struct net_device *ndev;
+	struct ib_port_attr pattr;
+	union ib_gid gid;
+	unsigned int i;
+	int ret;
+
+	memset(ah, 0, sizeof(*ah));
+	ah->type = rdma_ah_find_type(ibdev, qp->port);
+	rdma_ah_set_port_num(ah, qp->port);
+	if (!rdma_protocol_roce(ibdev, qp->port)) {
+		ret = ib_query_port(ibdev, qp->port, &pattr);
+		if (ret)
+			return ret;
+		rdma_ah_set_dlid(ah, pattr.lid);
+		return 0;
+	}
+
+	/* RoCE: the first usable GID of the port, and its netdev's MAC. */
+	for (i = 0; i < ibdev->port_data[qp->port].immutable.gid_tbl_len; i++) {
+		sgid = rdma_get_gid_attr(ibdev, qp->port, i);
+		if (!IS_ERR(sgid) &&
+		    ibpost_hook(IBPOST_HOOK_GID, (void *)sgid)) {
+			rdma_put_gid_attr(sgid);
+			sgid = ERR_PTR(-EADDRNOTAVAIL);
+		}
+		if (!IS_ERR(sgid))
+			break;
+	}
+	if (IS_ERR(sgid))
+		return -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		rdma_put_gid_attr(sgid);
+		return PTR_ERR(ndev);
+	}
+	/*
+	 * The core resolves roce.dmac only for userspace: a kernel caller
+	 * must hand it in, or rxe sends loopback traffic out of the netdev.
+	 */
+	ether_addr_copy(ah->roce.dmac, ndev->dev_addr);
+	rcu_read_unlock();
+	gid = sgid->gid;
+	rdma_ah_set_grh(ah, &gid, 0, sgid->index, 1, 0);
+	rdma_put_gid_attr(sgid);
+	return 0;
+}
