@@ -28,7 +28,9 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "ibpost_internal.h"
+#include "dev.h"
+#include "qp.h"
+#include "mr.h"
 #include "ibpost_trace.h"
 
 static DEFINE_MUTEX(ibpost_client_mutex);

@@ -39,7 +39,7 @@
 
 #include <linux/module.h>
 #include <rdma/restrack.h>
-#include "ibpost_internal.h"
+#include "cm.h"
 
 static DEFINE_SPINLOCK(ibpost_cm_lock);
 static LIST_HEAD(ibpost_cm_qps);

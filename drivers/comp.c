@@ -10,7 +10,7 @@
 
 #include <linux/module.h>
 #include <linux/sched/signal.h>
-#include "ibpost_internal.h"
+#include "qp_core.h"
 
 /*
  * Poll a CQ and run its completions, up to @budget (-1: until empty), one

@@ -20,7 +20,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include "ibpost_internal.h"
+#include "qp_core.h"
 
 static struct dentry *ibpost_debugfs_root;
 

@@ -22,7 +22,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/seq_file.h>
-#include "ibpost_internal.h"
+#include <rdma/ibpost.h>
+#include "dev.h"
 
 DEFINE_SPINLOCK(ibpost_dev_lock);
 LIST_HEAD(ibpost_devs);

@@ -15,7 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include "ibpost_internal.h"
+#include "drain.h"
 #include "ibpost_trace.h"
 
 static unsigned int drain_timeout_ms = 10000;

@@ -44,8 +44,9 @@
 #include <linux/fault-inject.h>
 #include <linux/kernel.h>
 #include <linux/spinlock.h>
+#include <rdma/ibpost.h>
 #include <rdma/ibpost_fault.h>
-#include "ibpost_internal.h"
+#include "ibpost_base.h"
 
 #ifdef CONFIG_FAULT_INJECTION
 

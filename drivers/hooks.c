@@ -3,12 +3,14 @@
  * The white-box suites' accessors, built only into test builds (a
  * kernel with CONFIG_KUNIT): the suites read (and in a few places set)
  * ibpost's insides here, through ibpost_test_access.h, rather than
- * through the structures of ibpost_internal.h. The hook itself is
+ * through the structures of the layers' headers. The hook itself is
  * hook.c's.
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>
-#include "ibpost_internal.h"
+#include "ibpost_test_access.h"
+#include "qp.h"
+#include "mr_table.h"
 #include "ring_post.h"
 
 /* The suites' view of ibpost's insides (ibpost_test_access.h). */

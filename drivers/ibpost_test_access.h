@@ -3,7 +3,7 @@
  * What ibpost's white-box KUnit suites may see and touch of its insides,
  * and the test hooks. The functions exist in test builds only (a kernel
  * with CONFIG_KUNIT, IBPOST_TEST_HOOKS: drivers/hooks.c); the suites
- * include this header, never ibpost_internal.h. The hook points are in
+ * include this header, never a layer's. The hook points are in
  * hook.h, which ibpost's own files include in every build.
  */
 #ifndef _IBPOST_TEST_ACCESS_H

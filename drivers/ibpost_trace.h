@@ -21,7 +21,8 @@
 
 #include <linux/tracepoint.h>
 #include <rdma/ib_verbs.h>
-#include "ibpost_internal.h"
+#include "qp_core.h"
+#include "mr_table.h"
 
 /* Names are copied into fixed arrays: no __string(), whose API 6.10 changed. */
 #define IBPOST_TRACE_NAME_MAX	64

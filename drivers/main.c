@@ -6,7 +6,7 @@
 
 #include <linux/module.h>
 #include <linux/workqueue.h>
-#include "ibpost_internal.h"
+#include "qp.h"
 
 /*
  * ibpost's own work items: the flush of WRs posted in ERR, the revocation

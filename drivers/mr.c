@@ -24,7 +24,10 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include "ibpost_cq.h"
-#include "ibpost_internal.h"
+#include "mr.h"
+#include "mr_table.h"
+#include "post.h"
+#include "drain.h"
 #include "ibpost_trace.h"
 
 static void ibpost_mr_release_work(struct work_struct *work);

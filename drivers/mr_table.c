@@ -10,7 +10,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include "ibpost_internal.h"
+#include "mr_table.h"
+#include "qp_core.h"
 /*
  * The live MR of @dev that holds @sge, with a user counted, or NULL.
  * Only from __ibpost_mr_find(), under the queue's lock (asserted there).

@@ -68,7 +68,8 @@
 
 #include <linux/delay.h>
 #include <linux/module.h>
-#include "ibpost_internal.h"
+#include "post.h"
+#include "mr_table.h"
 #include "ibpost_trace.h"
 #include "ring_post.h"
 

@@ -29,7 +29,9 @@
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_cq.h"
-#include "ibpost_internal.h"
+#include "qp.h"
+#include "post.h"
+#include "mr_table.h"
 #include "ibpost_rc.h"
 #include "ibpost_trace.h"
 

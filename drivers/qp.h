@@ -10,6 +10,8 @@
 #define _IBPOST_QP_H
 
 #include "qp_core.h"
+#include "cm.h"
+#include "drain.h"
 
 /* qp.c */
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal);
@@ -18,16 +20,5 @@ extern atomic_long_t ibpost_cq_grace_periods;
 
 /* removal.c */
 void ibpost_dev_teardown_qps(struct ibpost_dev *dev);
-
-/* cm.c */
-void ibpost_cm_attach(struct ibpost_qp *qp);
-void ibpost_cm_destroy_qp(struct ibpost_qp *qp);
-int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
-
-/* drain.c */
-int ibpost_drain_init(struct ibpost_qp *qp);
-void ibpost_drain_cleanup(struct ibpost_qp *qp);
-bool ibpost_drain(struct ibpost_qp *qp);
-unsigned int ibpost_drain_timeout_ms(void);
 
 #endif /* _IBPOST_QP_H */

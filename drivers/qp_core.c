@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
-#include "ibpost_internal.h"
+#include "qp_core.h"
 #include "ibpost_trace.h"
 
 /*

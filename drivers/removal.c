@@ -28,7 +28,8 @@
  */
 #include <linux/delay.h>
 #include "ibpost_cq.h"
-#include "ibpost_internal.h"
+#include "qp.h"
+#include "mr.h"
 
 /*
  * The first QP of @dev that removal has not torn down yet; with

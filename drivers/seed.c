@@ -16,7 +16,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include "ibpost_internal.h"
+#include "post.h"
+#include "mr_table.h"
 
 struct ibpost_seed {
 	struct ib_sge *sge;

@@ -46,7 +46,8 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "ibpost_internal.h"
+#include "sink.h"
+#include "qp_core.h"
 
 /* The sinks of the send queue @q, kept in its QP. */
 static struct ibpost_sinks *ibpost_q_sinks(struct ibpost_queue *q)
