@@ -23,7 +23,6 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
-#include "ibpost_cq.h"
 #include "mr.h"
 #include "mr_table.h"
 #include "post.h"
@@ -248,26 +247,17 @@ static void ibpost_qp_to_err(struct ibpost_qp *qp)
 }
 
 /*
- * Whether this thread is the work item of @qp's send CQ: a completion
- * callback of that CQ cannot wait for a later completion of the same CQ
- * (the work item that would deliver it is the one waiting).
- */
-static bool ibpost_in_send_cq_work(struct ibpost_qp *qp)
-{
-	struct work_struct *work = current_work();
-
-	return work && ibpost_cq_runs_work(READ_ONCE(qp->sq.cq), work);
-}
-
-/*
- * Whether a (de)registration through @qp would wait for itself (above),
- * said once in the log: it is refused with -EWOULDBLOCK.
+ * Whether a (de)registration through @qp would wait for itself, said once
+ * in the log: it is refused with -EWOULDBLOCK. From a callback of @qp run
+ * by one of its CQs' work items or by ibpost's flush worker, the WR's
+ * completion may need that very thread. A DIRECT QP's poller polls it
+ * while it waits (ibpost_sync_wait_for()).
  */
 static bool ibpost_mr_cannot_wait(struct ibpost_qp *qp)
 {
-	if (!ibpost_in_send_cq_work(qp))
+	if (!ibpost_qp_in_callback(qp, false))
 		return false;
-	pr_warn_ratelimited("qp %u: a memory (de)registration through a QP cannot wait in that QP's own send completion work; defer it\n",
+	pr_warn_ratelimited("qp %u: a memory (de)registration through a QP cannot wait in that QP's own completion callbacks; defer it\n",
 			    qp->rqp.qpn);
 	return true;
 }

@@ -805,33 +805,6 @@ bool ibpost_qp_teardown_start(struct ibpost_qp *qp)
 	return left;
 }
 
-/*
- * Whether the current task may be inside one of @qp's completion callbacks
- * where a wait for @qp would never end: in a bottom half (a SOFTIRQ CQ,
- * which may not sleep at all), in the work item of one of its CQs
- * (WORKQUEUE: ib_free_cq() and a drain wait for it), in ibpost's flush
- * worker (teardown and RESET wait for it), or in a call that polls @qp
- * (qp->poller: a DIRECT consumer's, a RESET's or a teardown's, which hold
- * qp->mutex) or runs its release callbacks. Only addresses are compared:
- * a CQ freed meanwhile is not read.
- */
-static bool ibpost_qp_in_callback(struct ibpost_qp *qp)
-{
-	struct work_struct *work;
-
-	if (!in_task())
-		return true;
-	if (READ_ONCE(qp->poller) == current ||
-	    READ_ONCE(qp->releasing) == current)
-		return true;
-	work = current_work();
-	if (!work)
-		return false;
-	return work == &qp->rqp.flush_work ||
-	       ibpost_cq_runs_work(READ_ONCE(qp->sq.cq), work) ||
-	       ibpost_cq_runs_work(READ_ONCE(qp->rq.cq), work);
-}
-
 /**
  * ibpost_qp_destroy - drain and destroy a QP
  * @qp: the QP, or NULL
@@ -857,7 +830,7 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 	if (IS_ERR_OR_NULL(qp))
 		return;
 	/* It would wait for itself: its callback's work, drain or mutex. */
-	if (unlikely(ibpost_qp_in_callback(qp))) {
+	if (unlikely(ibpost_qp_in_callback(qp, true))) {
 		/* A suite that provokes it counts it instead. */
 		if (!ibpost_hook(IBPOST_HOOK_DESTROY_REFUSED, qp))
 			WARN_ONCE(1, "ibpost: qp_destroy from a callback of the QP or a bottom half: refused\n");
@@ -950,14 +923,18 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 {
 	bool to_reset = (attr_mask & IB_QP_STATE) &&
 			attr->qp_state == IB_QPS_RESET;
-	/* From a DIRECT callback of this QP's own polling: already held. */
-	bool nested = READ_ONCE(qp->poller) == current;
+	/*
+	 * From a DIRECT callback of this QP's own polling: already held. Not
+	 * from a bottom half run on the poller's stack (at its
+	 * local_bh_enable() or an interrupt's exit): it may not sleep.
+	 */
+	bool nested = in_task() && READ_ONCE(qp->poller) == current;
 	bool blocked = false;
 	int ret;
 
 	if (nested) {
 		/* Polled by this very task, which holds qp->mutex. */
-	} else if (unlikely(ibpost_qp_in_callback(qp))) {
+	} else if (unlikely(ibpost_qp_in_callback(qp, true))) {
 		/*
 		 * RESET waits for this callback's queue; the mutex's holder
 		 * (a teardown, a RESET) may be waiting for this very work.

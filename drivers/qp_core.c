@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
+#include "ibpost_cq.h"
 #include "qp_core.h"
 #include "ibpost_trace.h"
 
@@ -155,4 +156,31 @@ int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 	rdma_ah_set_grh(ah, &gid, 0, sgid->index, 1, 0);
 	rdma_put_gid_attr(sgid);
 	return 0;
+}
+
+/*
+ * Whether the current task may be inside one of @qp's completion callbacks
+ * where a wait for @qp would never end: in a bottom half (a SOFTIRQ CQ,
+ * which may not sleep at all), in the work item of one of its CQs
+ * (WORKQUEUE: ib_free_cq() and a drain wait for it), in ibpost's flush
+ * worker (teardown and RESET wait for it), or in a call that polls @qp
+ * (qp->poller: a DIRECT consumer's, a RESET's or a teardown's, which hold
+ * qp->mutex) or runs its release callbacks, when @polled. Only addresses
+ * are compared: a CQ freed meanwhile is not read.
+ */
+bool ibpost_qp_in_callback(struct ibpost_qp *qp, bool polled)
+{
+	struct work_struct *work;
+
+	if (!in_task())
+		return true;
+	if (polled && (READ_ONCE(qp->poller) == current ||
+		       READ_ONCE(qp->releasing) == current))
+		return true;
+	work = current_work();
+	if (!work)
+		return false;
+	return work == &qp->rqp.flush_work ||
+	       ibpost_cq_runs_work(READ_ONCE(qp->sq.cq), work) ||
+	       ibpost_cq_runs_work(READ_ONCE(qp->rq.cq), work);
 }

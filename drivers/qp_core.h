@@ -169,6 +169,7 @@ void ibpost_set_state(struct ibpost_qp *qp, enum ib_qp_state state);
 void ibpost_set_state_from(struct ibpost_qp *qp, enum ib_qp_state from,
 			   enum ib_qp_state to);
 int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
+bool ibpost_qp_in_callback(struct ibpost_qp *qp, bool polled);
 
 /*
  * The QP-level state check shared by both queues' posts, under the

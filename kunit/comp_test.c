@@ -14,6 +14,7 @@
 #include <linux/bitmap.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/interrupt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
@@ -925,7 +926,10 @@ static void ibpost_comp_ud_send_error_keeps_receiving(struct kunit *test)
  * destroy is refused (the test hook counts it in place of the
  * WARN_ONCE): the QP is left as it was and, reached through its CQ, still
  * receives. The callback notes where it ran, so that each row proves its
- * path.
+ * path. The DIRECT row's callback also runs a bottom half on its own
+ * stack (a tasklet at its local_bh_enable(), as a SOFTIRQ CQ's poll runs
+ * on the task that polls or resets the QP): that bottom half's move of
+ * the QP to ERR gets -EWOULDBLOCK, though its task is the QP's poller.
  */
 struct comp_own_row {
 	enum ib_poll_context ctx;
@@ -957,7 +961,43 @@ struct comp_own {
 	bool bh, worker, polled;	/* where the first callback ran */
 	enum ib_wc_status status;
 	struct completion done;
+	struct tasklet_struct bh_task;	/* DIRECT: a bottom half's modify */
+	int bh_ret;
+	bool bh_ran, bh_on_poller;
+	void *reg_buf;			/* WORKQUEUE: a registration of it */
+	struct ibpost_mr *reg;
+	bool reg_try;
 };
+
+/* A bottom half on the poller's stack (the DIRECT row) moves it to ERR. */
+static void comp_own_bh(struct tasklet_struct *t)
+{
+	struct comp_own *o = from_tasklet(o, t, bh_task);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+
+	o->bh_on_poller = !in_task() && current == o->poller;
+	o->bh_ret = ibpost_qp_modify(READ_ONCE(o->qp), &qa, IB_QP_STATE);
+	WRITE_ONCE(o->bh_ran, true);
+}
+
+/*
+ * Run comp_own_bh() on this task's stack: raised with bottom halves off,
+ * it runs at their local_bh_enable(), unless ksoftirqd took it (then
+ * again, up to 20 times).
+ */
+static void comp_own_run_bh(struct comp_own *o)
+{
+	int i, j;
+
+	for (i = 0; i < 20 && !o->bh_on_poller; i++) {
+		WRITE_ONCE(o->bh_ran, false);
+		local_bh_disable();
+		tasklet_schedule(&o->bh_task);
+		local_bh_enable();
+		for (j = 0; j < 5000 && !READ_ONCE(o->bh_ran); j++)
+			usleep_range(100, 200);
+	}
+}
 
 static int comp_own_hook(enum ibpost_hook point, void *obj, void *data)
 {
@@ -983,8 +1023,17 @@ static void comp_own_recv_done(struct ibpost_qp *qp, void *context,
 	o->worker = in_task() && current_work();
 	/* A bottom half may run on the poller's own stack (siw). */
 	o->polled = in_task() && current == o->poller;
+	/*
+	 * A registration waits for this QP's own completion: refused. (A
+	 * SOFTIRQ QP's callbacks may not sleep at all, in the flush worker
+	 * too: its bottom halves are off there.)
+	 */
+	if (o->reg_try)
+		o->reg = ibpost_reg_write(qp, o->reg_buf, 64);
 	if (!o->direct)
 		o->reset_ret = ibpost_qp_modify(qp, &qa, IB_QP_STATE);
+	else
+		comp_own_run_bh(o);
 	ibpost_qp_destroy(qp);
 	complete(&o->done);
 }
@@ -1045,8 +1094,13 @@ static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	o->poller = current;
 	o->direct = row->ctx == IB_POLL_DIRECT;
+	o->reg_try = row->ctx == IB_POLL_WORKQUEUE;
 	o->reset_ret = 1;
+	o->bh_ret = 1;
+	o->reg_buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o->reg_buf);
 	init_completion(&o->done);
+	tasklet_setup(&o->bh_task, comp_own_bh);
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.poll_ctx = row->ctx;
 	attr.recv_done = comp_own_recv_done;
@@ -1073,12 +1127,17 @@ static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
 		comp_own_expect_landed(test, p);
 	}
 	ibpost_test_set_hook(NULL, NULL);
+	tasklet_kill(&o->bh_task);
 	KUNIT_ASSERT_TRUE_MSG(test, done,
 			      "the callback did not return within 10 s");
 	KUNIT_EXPECT_TRUE(test, again);
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&o->refused));
 	if (row->ctx != IB_POLL_DIRECT)
 		KUNIT_EXPECT_EQ(test, -EWOULDBLOCK, o->reset_ret);
+	/* DIRECT: a bottom half ran on the poller's stack, and was refused. */
+	KUNIT_EXPECT_EQ(test, o->bh_on_poller, row->ctx == IB_POLL_DIRECT);
+	if (row->ctx == IB_POLL_DIRECT)
+		KUNIT_EXPECT_EQ(test, -EWOULDBLOCK, o->bh_ret);
 	KUNIT_EXPECT_EQ(test, o->status, row->flush ? IB_WC_WR_FLUSH_ERR :
 						       IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, row->flush ? IB_QPS_ERR : IB_QPS_RTS,
@@ -1088,6 +1147,11 @@ static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
 	worker = row->ctx == IB_POLL_WORKQUEUE || row->flush;
 	KUNIT_EXPECT_EQ(test, o->worker, worker);
 	KUNIT_EXPECT_EQ(test, o->polled, row->ctx == IB_POLL_DIRECT);
+	/* A worker's registration through its own QP: refused. */
+	if (o->reg_try)
+		KUNIT_EXPECT_EQ(test, -EWOULDBLOCK, PTR_ERR_OR_ZERO(o->reg));
+	if (!IS_ERR_OR_NULL(o->reg))
+		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(o->reg));
 }
 
 static struct kunit_case ibpost_comp_cases[] = {
