@@ -991,14 +991,18 @@ static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
 		pr_warn_ratelimited("post_send: the provider refused a chain naming none of its WRs as bad_wr; taken as nothing queued\n");
 		for (i = 0; i < m && q->ops; i++) {
 			slot = ibpost_ring_post_slot(p, i);
-			if (slot->prefixed)
+			if (slot->prefixed) {
 				q->ops->slot_failed(q, slot, true);
+				q->refused_taken = true;
+			}
 		}
 		return 0;
 	}
 	slot = ibpost_ring_post_slot(p, i);
-	if (slot->prefixed && q->ops)
+	if (slot->prefixed && q->ops) {
 		q->ops->slot_failed(q, slot, true);
+		q->refused_taken = true;
+	}
 	return i;
 }
 
@@ -1125,13 +1129,19 @@ void ibpost_ring_submit_error(struct ibpost_ring_post *p, u32 m,
 {
 	const struct ibpost_ring_qp *rqp = p->rqp;
 	struct ibpost_queue *q = p->q;
+	bool taken = q->refused_taken;
 	int i;
 
 	q->provider_errors++;
+	q->refused_taken = false;
 
-	/* iWARP: the provider's state lock was busy (above)? */
+	/*
+	 * iWARP: the provider's state lock was busy (above)? Only a refusal
+	 * that took nothing is tried again: one that took a prefix (its
+	 * client told, the prefix gone from the slot) is not a busy lock.
+	 */
 	for (i = 0; i < IBPOST_RING_IWARP_BUSY_TRIES && pret == -ENOTCONN &&
-	     !done && rqp->iwarp && rqp->state == IB_QPS_RTS;
+	     !done && !taken && rqp->iwarp && rqp->state == IB_QPS_RTS;
 	     i++) {
 		udelay(5);
 		pret = ibpost_ring_submit_hooked(p, m, &done);
@@ -1139,6 +1149,8 @@ void ibpost_ring_submit_error(struct ibpost_ring_post *p, u32 m,
 			p->off += m;
 			return;
 		}
+		taken = q->refused_taken;
+		q->refused_taken = false;
 	}
 	/*
 	 * iWARP: a provider leaving RTS (siw: CLOSING, TERMINATE) refuses

@@ -270,6 +270,8 @@ struct ibpost_ring_qp {
  * @ops: set by the client that marks slots (sink.c), or NULL
  * @watch_success: under @lock: call @ops->send_succeeded for each send WR
  *                 that succeeds (set and cleared by that client)
+ * @refused_taken: under @lock: the provider's refusal being handled took
+ *                 a prefix, and @ops heard of it: not retried
  * @reclaim_cqe: send queue: the completion entries of the reclaim marker
  *               (ibpost_ring_reclaim_retired()), a send marker posted in
  *               ERR behind send WRs that succeeded unsignaled, so that
@@ -321,6 +323,7 @@ struct ibpost_queue {
 	bool is_send;
 	const struct ibpost_ring_ops *ops;
 	bool watch_success;
+	bool refused_taken;
 	struct ib_cqe reclaim_cqe[2];
 	u8 reclaim_gen;
 	u32 reclaim_end;

@@ -352,16 +352,18 @@ struct ring_rec {
  * What the stand-in provider does (under the queue's lock, interrupts
  * off: it only records): takes WR after WR, and refuses the one whose
  * id is @refuse_id, naming it in *bad, or naming none (@refuse_name 1),
- * or naming a WR that is none of the chain's (@refuse_name 2). A
- * copy's id is its slot's context (the caller's wr_id: the copy carries
- * the slot's wr_cqe in its place); @pre's is RING_PREFIX_ID.
+ * or naming a WR that is none of the chain's (@refuse_name 2), with
+ * @refuse_err (else -EIO), only once if @refuse_once. A copy's id is its
+ * slot's context (the caller's wr_id: the copy carries the slot's wr_cqe
+ * in its place); @pre's is RING_PREFIX_ID.
  */
 struct ring_fake {
 	struct ibpost_queue *q;
 	struct ring_rec rec[32];
 	int nrec, calls, failed, failed_taken;
 	u64 refuse_id;
-	int refuse_name;
+	int refuse_name, refuse_err;
+	bool refuse_once;
 	struct ib_send_wr foreign;
 	struct ib_recv_wr rforeign;
 	const struct ib_send_wr *pre;
@@ -389,7 +391,9 @@ static int ring_fake_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (f->refuse_id && id == f->refuse_id) {
 			*bad = f->refuse_name == 2 ? &f->foreign :
 			       f->refuse_name ? NULL : wr;
-			return -EIO;
+			if (f->refuse_once)
+				f->refuse_id = 0;
+			return f->refuse_err ?: -EIO;
 		}
 		if ((size_t)f->nrec < ARRAY_SIZE(f->rec)) {
 			f->rec[f->nrec].wr_id = id;
@@ -704,6 +708,61 @@ static void ibpost_ring_submit_prefix(struct kunit *test)
 }
 
 /*
+ * An iWARP provider refuses a post with -ENOTCONN, once, as siw does
+ * while its state lock is busy. Refused at the prefix (nothing taken),
+ * the post is tried again and queued whole, its prefix first. Refused
+ * at the WR behind a prefix it took, or naming no WR (the prefix taken,
+ * as far as ibpost knows), the client has heard of its prefix as taken:
+ * the WR is not tried again (it would go without its prefix); the
+ * connection is taken for ending and ibpost flushes it, once.
+ */
+static void ibpost_ring_submit_iwarp_busy_retry(struct kunit *test)
+{
+	static const char * const how[] = { "the prefix", "the WR", "none" };
+	struct ib_send_wr wr, pre;
+	const struct ib_send_wr *bad;
+	int row;
+
+	for (row = 0; row < 3; row++) {
+		struct ring_env *e = ring_env_new(test, true, true, 0);
+		struct ring_fake *f = ring_fake_new(e, 1);
+		struct ib_send_wr *prefix[1] = { &pre };
+		int ret;
+
+		e->rqp.iwarp = true;
+		ring_chain(&wr, 1);
+		memset(&pre, 0, sizeof(pre));
+		pre.opcode = IB_WR_REG_MR;
+		f->pre = &pre;
+		f->refuse_id = row ? 1 : RING_PREFIX_ID;
+		f->refuse_name = row == 2;
+		f->refuse_err = -ENOTCONN;
+		f->refuse_once = true;
+		ret = ibpost_test_ring_post_send(&e->q, &wr, prefix, &bad);
+		flush_work(&e->rqp.flush_work);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "refused at %s", how[row]);
+		KUNIT_EXPECT_EQ_MSG(test, f->calls, row ? 1 : 2,
+				    "refused at %s: tried again?", how[row]);
+		KUNIT_EXPECT_EQ(test, f->failed_taken, row ? 1 : 0);
+		/* Never a READ without its prefix: the last record is it. */
+		if (!row) {
+			KUNIT_ASSERT_EQ(test, f->nrec, 2);
+			KUNIT_EXPECT_EQ(test, f->rec[0].wr_id,
+					(u64)RING_PREFIX_ID);
+			KUNIT_EXPECT_EQ(test, f->rec[1].wr_id, 1ULL);
+			KUNIT_EXPECT_EQ(test, e->flushed, 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, f->nrec, 1);
+			KUNIT_EXPECT_EQ(test, f->rec[0].wr_id,
+					(u64)RING_PREFIX_ID);
+			KUNIT_EXPECT_EQ(test, e->calls, 1);
+			KUNIT_EXPECT_EQ(test, e->flushed, 1);
+		}
+		KUNIT_EXPECT_EQ(test, e->dups, 0);
+	}
+}
+
+/*
  * Posted while the QP is in ERR: nothing reaches the provider; the flush
  * worker returns each context once, flushed.
  */
@@ -735,6 +794,7 @@ static struct kunit_case ibpost_ring_cases[] = {
 	KUNIT_CASE(ibpost_ring_submit_refusal_maps_bad_wr),
 	KUNIT_CASE(ibpost_ring_submit_recv_refusal_maps_bad_wr),
 	KUNIT_CASE(ibpost_ring_submit_prefix),
+	KUNIT_CASE(ibpost_ring_submit_iwarp_busy_retry),
 	KUNIT_CASE(ibpost_ring_submit_in_err_flushes),
 	{}
 };
