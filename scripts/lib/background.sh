@@ -35,7 +35,10 @@
 # its own (so that holding the process does not hold it) ends the
 # process group once the foreground is gone, killed or not. Downloads
 # (apt-get update and download of a new stock release) are never held: a
-# hold while "$BG_DIR/net" exists is let go at once.
+# hold while "$BG_DIR/net" exists is let go at once, and the process
+# waits at the download's end while "$BG_DIR/hold" stays. Once it has
+# finished ("$BG_DIR/finished"), nothing signals its process group again
+# (the number may belong to another group by then).
 
 BG_DIR=
 BG_PID=
@@ -63,12 +66,17 @@ bg_start() {
 bg_stop() {
 	local n=0
 	[ -n "$BG_PID" ] || return 0
-	kill -- "-$BG_PID" 2> /dev/null || true
-	kill -CONT -- "-$BG_PID" 2> /dev/null || true
-	while [ $n -lt 50 ] && kill -0 -- "-$BG_PID" 2> /dev/null; do
-		sleep 0.2
-		n=$((n + 1))
-	done
+	rm -f "$BG_DIR/hold"
+	if [ ! -e "$BG_DIR/finished" ]; then
+		kill -- "-$BG_PID" 2> /dev/null || true
+		kill -CONT -- "-$BG_PID" 2> /dev/null || true
+		while [ $n -lt 50 ] && kill -0 -- "-$BG_PID" 2> /dev/null; do
+			sleep 0.2
+			n=$((n + 1))
+		done
+		# Still there after 10 s: no longer asked.
+		kill -KILL -- "-$BG_PID" 2> /dev/null || true
+	fi
 	BG_PID=
 }
 
@@ -76,11 +84,13 @@ bg_stop() {
 # (a sparse build: it took 63 s alone and 126 s beside a DKMS build), and
 # let it go on after it.
 bg_pause() {
-	[ -n "$BG_PID" ] || return 0
+	[ -n "$BG_PID" ] && [ ! -e "$BG_DIR/finished" ] || return 0
+	: > "$BG_DIR/hold"
 	kill -STOP -- "-$BG_PID" 2> /dev/null || true
 	# Stopped while downloading (the marker is made before the download
-	# starts): let it go on.
-	[ ! -e "$BG_DIR/net" ] || bg_resume
+	# starts): let it go on; it waits at the download's end while held.
+	[ ! -e "$BG_DIR/net" ] ||
+		kill -CONT -- "-$BG_PID" 2> /dev/null || true
 }
 
 # The same while a single guest runs, once the background is past the
@@ -91,7 +101,10 @@ bg_hold() {
 }
 
 bg_resume() {
-	[ -z "$BG_PID" ] || kill -CONT -- "-$BG_PID" 2> /dev/null || true
+	[ -n "$BG_PID" ] || return 0
+	rm -f "$BG_DIR/hold"
+	[ -e "$BG_DIR/finished" ] ||
+		kill -CONT -- "-$BG_PID" 2> /dev/null || true
 }
 
 # Wait for background item $1; prints its result. Fails if the item
@@ -100,6 +113,8 @@ bg_resume() {
 bg_wait() {
 	local item=$1
 	while [ ! -e "$BG_DIR/$item" ]; do
+		# Stopped already (the foreground redid an item).
+		[ -n "$BG_PID" ] || return 1
 		if [ -e "$BG_DIR/$item.failed" ] ||
 		   ! kill -0 "$BG_PID" 2> /dev/null; then
 			[ -e "$BG_DIR/$item" ] && break
@@ -120,15 +135,23 @@ bg_net_begin() {
 }
 
 bg_net_end() {
-	[ -z "${BG_NET:-}" ] || rm -f "$BG_NET"
+	[ -n "${BG_NET:-}" ] || return 0
+	rm -f "$BG_NET"
+	# Held meanwhile (let go for the download): wait for the resume.
+	while [ -e "${BG_NET%/*}/hold" ]; do
+		sleep 1
+	done
 }
 
 # The background process's watcher: ends process group $2 (stopped or
 # not) once process $1, the foreground, is gone.
 bg_watch() {
+	local dir=$3
 	while kill -0 "$1" 2> /dev/null; do
+		[ ! -e "$dir/finished" ] || return 0
 		sleep 5
 	done
+	[ ! -e "$dir/finished" ] || return 0
 	kill -- "-$2" 2> /dev/null || true
 	kill -CONT -- "-$2" 2> /dev/null || true
 }
@@ -144,7 +167,7 @@ cmd_background() {
 	BG_NET=$dir/net
 	if [ -n "${IBPOST_BG_PARENT:-}" ]; then
 		setsid "$REPO/scripts/ibpost.sh" background-watch \
-			"$IBPOST_BG_PARENT" $$ < /dev/null > /dev/null 2>&1 &
+			"$IBPOST_BG_PARENT" $$ "$dir" < /dev/null > /dev/null 2>&1 &
 	fi
 	# No kernel to build: past them before the foreground looks.
 	[ $# -gt 0 ] || touch "$dir/kernels-done"
@@ -170,4 +193,5 @@ cmd_background() {
 			touch "$dir/stock-$k-$f"
 		done
 	done
+	touch "$dir/finished"
 }

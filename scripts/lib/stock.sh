@@ -193,9 +193,12 @@ stock_stage() {
 	fi
 	read -r kver dkms dkms_s prep r < "$stage/prepared" || return 1
 	# Failed in the background (a download, a build beside the guests):
-	# once more here, alone.
+	# once more here, alone: the background process is stopped first (it
+	# would run its next item's apt-get beside this one's); the items it
+	# leaves are prepared here in turn.
 	if [ -n "$how" ] && { [ "$kver" = - ] || [ "$prep" != 0 ]; }; then
 		log "Linux $series: the background preparation of the stock $flavour stage failed; preparing it again"
+		bg_stop
 		how=
 		stock_prepare "$series" "$repo" "$cache" "$out" "$flavour" ||
 			true
