@@ -7,6 +7,7 @@
  * hook.c's.
  */
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "ibpost_test_access.h"
 #include "qp.h"
@@ -381,6 +382,9 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_unlock, IBPOST_NS);
  * @size: a power of two; @size - 1 slots usable
  * @pos: the ring positions' start (a free-running u32)
  *
+ * Without @done_fn, q->parked is allocated here (NULL when that failed);
+ * the caller frees it with kfree().
+ *
  * For ibpost's own KUnit suites only (the ring suite); exists in test
  * builds only.
  *
@@ -398,6 +402,9 @@ void ibpost_test_ring_init(struct ibpost_queue *q, struct ibpost_qp *owner,
 	q->cq = cq;
 	q->slots = slots;
 	q->use_array = uses;
+	/* Parked completions: freed by the caller (kfree()). */
+	if (!done_fn)
+		q->parked = kcalloc(size, sizeof(*q->parked), GFP_KERNEL);
 	q->mask = size - 1;
 	q->depth = size - 1;
 	q->max_sge = 1;

@@ -136,6 +136,11 @@ static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
 	return array_size(q->mask + 1, sizeof(*q->slots));
 }
 
+static size_t ibpost_queue_parked_size(const struct ibpost_queue *q)
+{
+	return q->done_fn ? 0 : array_size(q->mask + 1, sizeof(*q->parked));
+}
+
 static size_t ibpost_queue_uses_size(const struct ibpost_queue *q)
 {
 	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->use_array));
@@ -167,9 +172,11 @@ void ibpost_ring_free(struct ibpost_queue *q)
 {
 	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
 	ibpost_free_exact(q->use_array, ibpost_queue_uses_size(q));
+	ibpost_free_exact(q->parked, ibpost_queue_parked_size(q));
 	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
 	q->slots = NULL;
 	q->use_array = NULL;
+	q->parked = NULL;
 	q->stage.send = NULL;
 }
 
@@ -211,10 +218,13 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
 	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
 	q->use_array = ibpost_zalloc_exact(ibpost_queue_uses_size(q));
+	if (!q->done_fn)
+		q->parked = ibpost_zalloc_exact(ibpost_queue_parked_size(q));
 	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
 	if (stage)
 		ibpost_queue_stage_init(q, stage);
-	if (!q->slots || !q->use_array || !stage) {
+	if (!q->slots || !q->use_array || (!q->done_fn && !q->parked) ||
+	    !stage) {
 		ibpost_ring_free(q);
 		return -ENOMEM;
 	}
@@ -345,27 +355,60 @@ static void ibpost_queue_advance(struct ibpost_queue *q)
 	q->tail = tail;
 }
 
-/* Keep @wc in @slot for ibpost_get_*_comp() (ibpost_slot_comp()). */
-static void ibpost_slot_keep_wc(struct ibpost_slot *slot,
-				const struct ib_wc *wc)
+/* @slot's entry in @q's parked completions. */
+static struct ibpost_parked *ibpost_slot_parked(const struct ibpost_queue *q,
+						const struct ibpost_slot *slot)
 {
-	slot->wc_status = wc->status;
-	slot->wc.opcode = wc->opcode;
-	slot->wc.byte_len = wc->byte_len;
-	slot->wc.imm_data = (wc->wc_flags & IB_WC_WITH_IMM) ?
-			    be32_to_cpu(wc->ex.imm_data) : 0;
-	slot->wc.vendor_err = wc->vendor_err;
+	return &q->parked[slot - q->slots];
 }
 
-static void ibpost_slot_comp(const struct ibpost_slot *slot,
+/* Keep @wc for ibpost_get_*_comp() (ibpost_slot_comp()). */
+static void ibpost_slot_keep_wc(struct ibpost_queue *q,
+				struct ibpost_slot *slot,
+				const struct ib_wc *wc)
+{
+	struct ibpost_parked *pk = ibpost_slot_parked(q, slot);
+
+	slot->wc_status = wc->status;
+	pk->opcode = wc->opcode;
+	pk->byte_len = wc->byte_len;
+	if (wc->wc_flags & IB_WC_WITH_IMM)
+		pk->ex = be32_to_cpu(wc->ex.imm_data);
+	else if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		pk->ex = wc->ex.invalidate_rkey;
+	else
+		pk->ex = 0;
+	pk->vendor_err = wc->vendor_err;
+	pk->src_qp = wc->src_qp;
+	pk->slid = wc->slid;
+	pk->pkey_index = wc->pkey_index;
+	pk->wc_flags = wc->wc_flags;
+	pk->sl = wc->sl;
+	pk->dlid_path_bits = wc->dlid_path_bits;
+	pk->network_hdr_type = wc->network_hdr_type;
+}
+
+static void ibpost_slot_comp(const struct ibpost_queue *q,
+			     const struct ibpost_slot *slot,
 			     struct ibpost_comp *comp)
 {
+	const struct ibpost_parked *pk = ibpost_slot_parked(q, slot);
+
 	comp->context = slot->context;
 	comp->status = slot->wc_status;
-	comp->opcode = slot->wc.opcode;
-	comp->byte_len = slot->wc.byte_len;
-	comp->imm_data = slot->wc.imm_data;
-	comp->vendor_err = slot->wc.vendor_err;
+	comp->opcode = pk->opcode;
+	comp->byte_len = pk->byte_len;
+	comp->wc_flags = pk->wc_flags;
+	comp->imm_data = pk->wc_flags & IB_WC_WITH_IMM ? pk->ex : 0;
+	comp->invalidate_rkey = pk->wc_flags & IB_WC_WITH_INVALIDATE ?
+				pk->ex : 0;
+	comp->vendor_err = pk->vendor_err;
+	comp->src_qp = pk->src_qp;
+	comp->slid = pk->slid;
+	comp->pkey_index = pk->pkey_index;
+	comp->sl = pk->sl;
+	comp->dlid_path_bits = pk->dlid_path_bits;
+	comp->network_hdr_type = pk->network_hdr_type;
 }
 
 /*
@@ -485,7 +528,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		deliver = false;
 	}
 	if (deliver && !q->done_fn) {
-		ibpost_slot_keep_wc(slot, wc);
+		ibpost_slot_keep_wc(q, slot, wc);
 		slot->state = IBPOST_SLOT_DONE;
 		list_add_tail(&slot->done_node, &q->done);
 		wake = true;
@@ -927,7 +970,7 @@ bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp)
 					done_node);
 	if (slot) {
 		list_del(&slot->done_node);
-		ibpost_slot_comp(slot, comp);
+		ibpost_slot_comp(q, slot, comp);
 		slot->state = IBPOST_SLOT_FREE;
 		ibpost_queue_advance(q);
 	}

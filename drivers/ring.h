@@ -117,12 +117,9 @@ enum ibpost_slot_state {
  * @opcode: send queue: the WR's opcode as posted (test builds only, for
  *          the test accessor)
  * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
- * @done_node: entry in the queue's list of waiting completions
- * @wc: the rest of that completion, for struct ibpost_comp
- * @wc.opcode: its opcode
- * @wc.byte_len: its byte count
- * @wc.imm_data: its immediate data, in host order, or 0
- * @wc.vendor_err: its vendor error
+ * @done_node: entry in the queue's list of waiting completions; the rest
+ *             of the completion is in the queue's @parked entry of the
+ *             slot's index
  *
  * The WR itself is not kept: the copy handed to the provider lives in the
  * queue's stage during the post call only (see post.c). What a ring of
@@ -147,17 +144,47 @@ struct ibpost_slot {
 	u8 opcode;
 	u8 wc_status;
 	struct list_head done_node;
-	struct {
-		u32 opcode;
-		u32 byte_len;
-		u32 imm_data;
-		u32 vendor_err;
-	} wc;
 };
 
-/* 80 bytes on 64-bit: a ring of 256 slots (depth 128 on rxe) is 5 pages. */
-static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct ibpost_slot) <= 80);
+/* One cache line on 64-bit: a ring of 256 slots (depth 128 on rxe) is 4 pages. */
+static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct ibpost_slot) <= 64);
 static_assert(IB_WC_GENERAL_ERR <= U8_MAX && IB_WR_REG_MR <= U8_MAX);
+
+static_assert(IB_WC_WITH_NETWORK_HDR_TYPE < 1 << 8);
+
+/**
+ * struct ibpost_parked - what a completion parked for ibpost_get_*_comp()
+ *                        keeps besides its slot (struct ibpost_comp's
+ *                        fields from the provider's struct ib_wc)
+ * @opcode: its opcode
+ * @byte_len: its byte count
+ * @ex: its immediate data in host order, or the rkey it invalidated, by
+ *      @wc_flags; else 0
+ * @vendor_err: its vendor error
+ * @src_qp: UD: the sender's QP number
+ * @slid: UD: the sender's LID
+ * @pkey_index: UD: the P_Key index
+ * @wc_flags: its IB_WC_* flags (all below 1 << 8)
+ * @sl: UD: the service level
+ * @dlid_path_bits: UD: the destination LID's path bits
+ * @network_hdr_type: UD on RoCE: the network header
+ *
+ * Only a queue without a callback parks completions, so only such a queue
+ * has an array of these (one per slot), and the slot stays one line.
+ */
+struct ibpost_parked {
+	u32 opcode;
+	u32 byte_len;
+	u32 ex;
+	u32 vendor_err;
+	u32 src_qp;
+	u16 slid;
+	u16 pkey_index;
+	u8 wc_flags;
+	u8 sl;
+	u8 dlid_path_bits;
+	u8 network_hdr_type;
+};
 
 /*
  * The copy of one send WR, of any kind, handed to the provider (a send
@@ -251,6 +278,9 @@ struct ibpost_ring_qp {
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's use array
  * @use_array: the slots' use arrays, (@mask + 1) * @max_sge entries
+ * @parked: without @done_fn: what each slot's parked completion keeps
+ *          besides the slot (struct ibpost_parked), @mask + 1 entries;
+ *          else NULL
  * @stage: the copies of one batch of WRs handed to the provider, filled
  *         and posted under @lock (post.c): @stage.send of a send queue,
  *         @stage.recv of a receive queue, @stage_max entries
@@ -310,6 +340,7 @@ struct ibpost_queue {
 	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_ring_use **use_array;
+	struct ibpost_parked *parked;
 	union {
 		union ibpost_send_copy *send;
 		struct ib_recv_wr *recv;

@@ -357,6 +357,9 @@ static void ibpost_comp_get_comp_order_and_fields(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, IB_WC_RECV, comp.opcode);
 		KUNIT_EXPECT_EQ(test, 10U + 7 * i, comp.byte_len);
 		KUNIT_EXPECT_EQ(test, 0U, comp.imm_data);
+		KUNIT_EXPECT_FALSE(test, comp.wc_flags &
+					 (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE));
+		KUNIT_EXPECT_EQ(test, 0U, comp.invalidate_rkey);
 		KUNIT_EXPECT_EQ(test, 0, memcmp(src + 256 * i, dst + 256 * i,
 						10 + 7 * i));
 	}
@@ -884,6 +887,19 @@ static void ibpost_comp_ud_send_error_keeps_receiving(struct kunit *test)
 			    ib_wc_status_msg(comp.status));
 	KUNIT_EXPECT_EQ(test, 128U + 40, comp.byte_len);
 	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)rbuf.buf + 40, sbuf.buf, 128));
+	/* A polling UD responder has what it needs to reply. */
+	KUNIT_EXPECT_EQ(test, yqpn, comp.src_qp);
+	KUNIT_EXPECT_EQ(test, 0, (int)comp.pkey_index);
+	KUNIT_EXPECT_EQ(test, 0, (int)comp.sl);
+	KUNIT_EXPECT_FALSE(test, comp.wc_flags & IB_WC_WITH_IMM);
+	if (rdma_protocol_roce(ibpost_dev_ibdev(dev),
+			       rdma_start_port(ibpost_dev_ibdev(dev)))) {
+		KUNIT_EXPECT_TRUE(test, comp.wc_flags & IB_WC_GRH);
+		KUNIT_EXPECT_TRUE(test, comp.wc_flags &
+					IB_WC_WITH_NETWORK_HDR_TYPE);
+		KUNIT_EXPECT_NE(test, (int)RDMA_NETWORK_IB,
+				(int)comp.network_hdr_type);
+	}
 
 	/* A send is accepted and flushed, after the failed one. */
 	KUNIT_EXPECT_EQ(test, 0,

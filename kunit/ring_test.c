@@ -55,6 +55,7 @@ static void ring_env_free(void *data)
 
 	kfree(e->q.slots);
 	kfree(e->q.use_array);
+	kfree(e->q.parked);
 	kfree(e->ibqp);
 	kfree(e->ibdev);
 }
@@ -90,6 +91,7 @@ static struct ring_env *ring_env_new(struct kunit *test, bool send,
 	ibpost_test_ring_init(q, (struct ibpost_qp *)e, &e->rqp, send,
 			      callback ? ring_done : NULL, &e->cq, q->slots,
 			      q->use_array, RING_SLOTS, pos);
+	KUNIT_ASSERT_TRUE(test, callback || q->parked);
 	return e;
 }
 

@@ -373,10 +373,13 @@ static void ibpost_chain_with_imm_reaches_receiver(struct kunit *test)
 	ibpost_test_recv_comp(test, p->b, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_RECV_RDMA_WITH_IMM, comp.opcode);
 	KUNIT_EXPECT_EQ(test, 0xfeedU, comp.imm_data);
+	KUNIT_EXPECT_TRUE(test, comp.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, 0U, comp.invalidate_rkey);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bw.buf, p->abuf.buf, 128));
 	ibpost_test_recv_comp(test, p->b, &comp);
 	KUNIT_EXPECT_EQ(test, IB_WC_RECV, comp.opcode);
 	KUNIT_EXPECT_EQ(test, 0xbeefU, comp.imm_data);
+	KUNIT_EXPECT_TRUE(test, comp.wc_flags & IB_WC_WITH_IMM);
 	KUNIT_EXPECT_EQ(test, 128U, comp.byte_len);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bbuf.buf, (u8 *)p->abuf.buf + 128,
 					128));

@@ -269,8 +269,27 @@ int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
  * @status: completion status
  * @opcode: completion opcode
  * @byte_len: bytes received (receive completions)
- * @imm_data: immediate data, host order (receive completions)
+ * @imm_data: immediate data, in host order, when @wc_flags has
+ *            IB_WC_WITH_IMM; else 0. (A callback's struct ib_wc holds it
+ *            as the provider gave it, big-endian in ex.imm_data, as
+ *            ib_core's consumers expect; a post takes it big-endian in
+ *            ex.imm_data too. Only this field is in host order.)
  * @vendor_err: provider-specific error detail
+ * @wc_flags: the completion's IB_WC_* flags (IB_WC_GRH, IB_WC_WITH_IMM,
+ *            IB_WC_WITH_INVALIDATE, ...)
+ * @invalidate_rkey: the rkey a received SEND_WITH_INV invalidated, when
+ *                   @wc_flags has IB_WC_WITH_INVALIDATE; else 0
+ * @src_qp: UD receives: the sender's QP number
+ * @slid: UD receives: the sender's LID (IB)
+ * @pkey_index: UD receives: the P_Key index
+ * @sl: UD receives: the service level
+ * @dlid_path_bits: UD receives: the destination LID's path bits (IB)
+ * @network_hdr_type: UD receives on RoCE: the network header (enum
+ *                    rdma_network_type), when @wc_flags has
+ *                    IB_WC_WITH_NETWORK_HDR_TYPE
+ *
+ * The fields from @wc_flags on are those of struct ib_wc a receive
+ * handler reads, so that a consumer polling a UD QP can reply.
  */
 struct ibpost_comp {
 	void *context;
@@ -279,6 +298,14 @@ struct ibpost_comp {
 	u32 byte_len;
 	u32 imm_data;
 	u32 vendor_err;
+	int wc_flags;
+	u32 invalidate_rkey;
+	u32 src_qp;
+	u16 slid;
+	u16 pkey_index;
+	u8 sl;
+	u8 dlid_path_bits;
+	u8 network_hdr_type;
 };
 
 int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
