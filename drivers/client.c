@@ -104,6 +104,12 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	dev->ibdev = ibdev;
 	dev->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+	dev->nr_vecs = max(ibdev->num_comp_vectors, 1);
+	dev->vec_qps = kcalloc(dev->nr_vecs, sizeof(*dev->vec_qps), GFP_KERNEL);
+	if (!dev->vec_qps) {
+		ret = -ENOMEM;
+		goto out_free_dev;
+	}
 
 	/* ib_alloc_pd() credits KBUILD_MODNAME (ibpost) in restrack. */
 	dev->pd = ib_alloc_pd(ibdev, 0);
@@ -130,6 +136,7 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	return 0;
 
 out_free_dev:
+	kfree(dev->vec_qps);
 	kfree(dev);
 	return ret;
 }

@@ -34,6 +34,7 @@ void ibpost_dev_release(struct kref *ref)
 
 	WARN_ON_ONCE(dev->pd || !list_empty(&dev->qps) ||
 		     !list_empty(&dev->mrs));
+	kfree(dev->vec_qps);
 	kfree(dev);
 }
 
@@ -129,6 +130,52 @@ struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev)
 	return READ_ONCE(dev->pd);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_dev_pd, IBPOST_NS);
+
+/**
+ * ibpost_dev_num_comp_vectors - the completion vectors a QP may ask for
+ * @dev: the device
+ *
+ * struct ibpost_qp_attr's comp_vector is below this, or
+ * IBPOST_COMP_VECTOR_ANY.
+ *
+ * Context: Any context.
+ * Return: the device's completion vectors (at least 1).
+ */
+int ibpost_dev_num_comp_vectors(struct ibpost_dev *dev)
+{
+	return dev->nr_vecs;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_dev_num_comp_vectors, IBPOST_NS);
+
+/*
+ * A QP's completion vector, counted: @want, or for IBPOST_COMP_VECTOR_ANY
+ * the one with the fewest QPs (the first of those). dev->qp_lock held, so
+ * that two creations do not pick the same one at once. Return: the
+ * vector, or -EINVAL for one the device does not have.
+ */
+int ibpost_dev_vector_get(struct ibpost_dev *dev, int want)
+{
+	u32 i;
+
+	lockdep_assert_held(&dev->qp_lock);
+	if (want == IBPOST_COMP_VECTOR_ANY) {
+		want = 0;
+		for (i = 1; i < dev->nr_vecs; i++)
+			if (atomic_read(&dev->vec_qps[i]) <
+			    atomic_read(&dev->vec_qps[want]))
+				want = i;
+	}
+	if (want < 0 || want >= dev->nr_vecs)
+		return -EINVAL;
+	atomic_inc(&dev->vec_qps[want]);
+	return want;
+}
+
+/* A QP of ibpost_dev_vector_get()'s @vec is gone. */
+void ibpost_dev_vector_put(struct ibpost_dev *dev, int vec)
+{
+	atomic_dec(&dev->vec_qps[vec]);
+}
 
 /* debugfs "devices": one line per device. */
 void ibpost_show_devs(struct seq_file *m)

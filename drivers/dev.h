@@ -39,6 +39,9 @@ enum {
  * @name: the ib_device's name
  * @retired: send and receive counters of the QPs destroyed on the device
  * @iwarp: rdma_protocol_iwarp() of the device's first port, at its add
+ * @nr_vecs: the device's completion vectors (at least 1)
+ * @vec_qps: per completion vector, the QPs whose CQs use it (under
+ *           @qp_lock when taken, atomically when given back)
  */
 struct ibpost_dev {
 	struct kref ref;
@@ -55,6 +58,8 @@ struct ibpost_dev {
 	char name[IB_DEVICE_NAME_MAX];
 	struct ibpost_stats retired[2];	/* under qp_lock */
 	bool iwarp;		/* rdma_protocol_iwarp(): see below */
+	u32 nr_vecs;
+	atomic_t *vec_qps;
 };
 
 /*
@@ -74,6 +79,8 @@ extern struct list_head ibpost_devs;
 void ibpost_dev_release(struct kref *ref);
 void ibpost_show_devs(struct seq_file *m);
 struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
+int ibpost_dev_vector_get(struct ibpost_dev *dev, int want);
+void ibpost_dev_vector_put(struct ibpost_dev *dev, int vec);
 
 /* client.c */
 int ibpost_client_init(void);

@@ -174,6 +174,12 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 				    U8_MAX);
 		return -EINVAL;
 	}
+	if (attr->comp_vector != IBPOST_COMP_VECTOR_ANY &&
+	    (attr->comp_vector < 0 || attr->comp_vector >= dev->nr_vecs)) {
+		pr_warn_ratelimited("qp_create: comp_vector %d: %s has %u completion vectors\n",
+				    attr->comp_vector, dev->name, dev->nr_vecs);
+		return -EINVAL;
+	}
 	if (attr->qp_type == IB_QPT_UD && ibpost_dev_iwarp(dev)) {
 		pr_warn_ratelimited("qp_create: %s is an iWARP device: RC QPs only, no UD\n",
 				    dev->name);
@@ -230,14 +236,21 @@ static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 	int ret;
 
 	lockdep_assert_held(&qp->dev->qp_lock);
-	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, ibpost_qp_sq_wrs(qp), 0,
-				  qp->attr.poll_ctx, qp->caller);
+	ret = ibpost_dev_vector_get(qp->dev, qp->attr.comp_vector);
+	if (ret < 0)
+		return ret;
+	qp->attr.comp_vector = ret;
+	qp->vec_counted = true;
+	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, ibpost_qp_sq_wrs(qp),
+				  qp->attr.comp_vector, qp->attr.poll_ctx,
+				  qp->caller);
 	if (IS_ERR(qp->sq.cq))
 		return PTR_ERR(qp->sq.cq);
 	qp->sq.cq_id = qp->sq.cq->res.id;
 	qp->sq.dev_id = ibdev->index;
-	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, qp->attr.max_recv_wr + 1, 0,
-				  qp->attr.poll_ctx, qp->caller);
+	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, qp->attr.max_recv_wr + 1,
+				  qp->attr.comp_vector, qp->attr.poll_ctx,
+				  qp->caller);
 	if (IS_ERR(qp->rq.cq)) {
 		ret = PTR_ERR(qp->rq.cq);
 		goto out_free_send_cq;

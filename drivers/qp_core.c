@@ -85,6 +85,8 @@ void ibpost_qp_free_rings(struct ibpost_qp *qp)
 /* Undo ibpost_qp_alloc(). */
 void ibpost_qp_free(struct ibpost_qp *qp)
 {
+	if (qp->vec_counted)
+		ibpost_dev_vector_put(qp->dev, qp->attr.comp_vector);
 	mutex_destroy(&qp->mutex);
 	lockdep_unregister_key(&qp->mutex_key);
 	kfree(qp);

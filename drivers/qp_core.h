@@ -78,6 +78,7 @@ struct ibpost_seed_scratch {
  * @rq: the receive queue
  * @sinks: iWARP: the send queue's READ sinks (see sink.c); else none
  * @seed: the vector seed operations' scratch, [0] send, [1] receive
+ * @vec_counted: its CQs' vector (attr.comp_vector) is counted on @dev
  * @left_reset: the QP was moved out of RESET at least once
  * @drained: the teardown's drain returned every posted WR (under @mutex)
  * @cqs_left: the provider's QP is destroyed, its CQs are not yet freed
@@ -126,6 +127,7 @@ struct ibpost_qp {
 	struct ibpost_queue rq;
 	struct ibpost_sinks sinks;
 	struct ibpost_seed_scratch seed[2];
+	bool vec_counted;
 	bool left_reset;
 	bool drained;
 	bool cqs_left;

@@ -112,6 +112,64 @@ static void ibpost_qp_create_rejects_bad_attr(struct kunit *test)
 	attr.max_recv_sge = 256;
 	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
 	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, NULL)));
+	/* A completion vector the device does not have. */
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.comp_vector = ibpost_dev_num_comp_vectors(dev);
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+	attr.comp_vector = -2;
+	KUNIT_EXPECT_EQ(test, -EINVAL, PTR_ERR(ibpost_qp_create(dev, &attr)));
+}
+
+#define QP_VEC_QPS	4
+
+/* Both CQs of @qp are on @vec, and its attributes say so. */
+static void qp_expect_vector(struct kunit *test, struct ibpost_qp *qp,
+			     int vec)
+{
+	struct ibpost_qp_attr got;
+
+	KUNIT_EXPECT_EQ(test, vec, (int)ibpost_qp_ibqp(qp)->send_cq->comp_vector);
+	KUNIT_EXPECT_EQ(test, vec, (int)ibpost_qp_ibqp(qp)->recv_cq->comp_vector);
+	ibpost_qp_get_attr(qp, &got);
+	KUNIT_EXPECT_EQ(test, vec, got.comp_vector);
+}
+
+/*
+ * A QP's CQs take the completion vector asked for, the last one of the
+ * device included; IBPOST_COMP_VECTOR_ANY takes the vector with the
+ * fewest QPs, the first of those on a tie, which the case follows with
+ * its own count (the suites run one at a time and destroy their QPs, so
+ * the device holds only this case's).
+ */
+static void ibpost_qp_create_on_comp_vector(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	int n = ibpost_dev_num_comp_vectors(dev), i, v, want;
+	struct ibpost_qp_attr attr;
+	struct ibpost_qp *qp;
+	int *count;
+
+	KUNIT_ASSERT_GE(test, n, 1);
+	count = kunit_kcalloc(test, n, sizeof(*count), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, count);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.comp_vector = n - 1;
+	qp_expect_vector(test, ibpost_test_qp(test, dev, &attr), n - 1);
+	count[n - 1]++;
+	if (n < 2)
+		ibpost_test_skip(test, "the device has one completion vector");
+	attr.comp_vector = IBPOST_COMP_VECTOR_ANY;
+	for (i = 0; i < QP_VEC_QPS + n; i++) {
+		for (want = 0, v = 1; v < n; v++)
+			if (count[v] < count[want])
+				want = v;
+		qp = ibpost_test_qp(test, dev, &attr);
+		v = ibpost_qp_ibqp(qp)->send_cq->comp_vector;
+		KUNIT_EXPECT_EQ_MSG(test, want, v, "QP %d of the least loaded",
+				    i);
+		qp_expect_vector(test, qp, v);
+		count[want]++;
+	}
 }
 
 static void ibpost_qp_connect_loopback_reaches_rts(struct kunit *test)
@@ -510,6 +568,7 @@ static struct kunit_case ibpost_qp_cases[] = {
 	KUNIT_CASE(ibpost_qp_create_ud_is_rts_with_qkey),
 	KUNIT_CASE(ibpost_qp_create_keeps_priv),
 	KUNIT_CASE(ibpost_qp_create_rejects_bad_attr),
+	KUNIT_CASE(ibpost_qp_create_on_comp_vector),
 	KUNIT_CASE(ibpost_qp_connect_loopback_reaches_rts),
 	KUNIT_CASE(ibpost_qp_connect_loopback_rejects_ud),
 	KUNIT_CASE_PARAM(ibpost_qp_destroy_returns_every_context,

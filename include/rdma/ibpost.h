@@ -39,6 +39,7 @@ struct ibpost_dev *ibpost_dev_get_by_ibdev(struct ib_device *ibdev);
 void ibpost_dev_put(struct ibpost_dev *dev);
 struct ib_device *ibpost_dev_ibdev(struct ibpost_dev *dev);
 struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev);
+int ibpost_dev_num_comp_vectors(struct ibpost_dev *dev);
 
 /**
  * struct ibpost_client - a consumer that wants to hear about devices
@@ -90,6 +91,11 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *           lock is, when the destroy comes from an ibpost_client's
  *           remove); it must not call ibpost on @qp (a destroy from it is
  *           refused with a warning). NULL: such completions are dropped.
+ * @comp_vector: the completion vector of the QP's two CQs, below
+ *               ibpost_dev_num_comp_vectors() (0, the default: the first);
+ *               IBPOST_COMP_VECTOR_ANY: the vector of the device with
+ *               the fewest of ibpost's QPs. ibpost_qp_get_attr() gives
+ *               the vector taken.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -106,7 +112,11 @@ struct ibpost_qp_attr {
 	void *priv;
 	void (*release)(struct ibpost_qp *qp, bool send,
 			const struct ibpost_comp *comp);
+	int comp_vector;
 };
+
+/* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
+#define IBPOST_COMP_VECTOR_ANY	(-1)
 
 struct rdma_cm_id;
 
