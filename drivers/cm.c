@@ -232,6 +232,26 @@ static struct rdma_restrack_entry *ibpost_cm_hold(struct ibpost_qp *qp,
 	return res;
 }
 
+/*
+ * Pass a QP's @event to rdma_cm (rdma_notify()), if the QP is on a cm_id
+ * that still exists; process context (the QP's event work).
+ */
+void ibpost_cm_notify(struct ibpost_qp *qp, enum ib_event_type event)
+{
+	struct rdma_restrack_entry *res;
+	struct rdma_cm_id *id;
+	bool alive;
+
+	spin_lock(&ibpost_cm_lock);
+	id = qp->cm_id;
+	spin_unlock(&ibpost_cm_lock);
+	res = ibpost_cm_hold(qp, id, &alive);
+	if (alive)
+		rdma_notify(id, event);
+	if (res)
+		rdma_restrack_put(res);
+}
+
 /* Create the provider's QP through rdma_cm, for ibpost_qp_new(). */
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init)
 {

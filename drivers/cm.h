@@ -10,5 +10,6 @@
 void ibpost_cm_attach(struct ibpost_qp *qp);
 void ibpost_cm_destroy_qp(struct ibpost_qp *qp);
 int ibpost_cm_create_qp(struct ibpost_qp *qp, struct ib_qp_init_attr *init);
+void ibpost_cm_notify(struct ibpost_qp *qp, enum ib_event_type event);
 
 #endif /* _IBPOST_CM_H */

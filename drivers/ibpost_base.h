@@ -109,6 +109,11 @@ struct dentry;
  *     teardown.
  *   mr->release_work (ibpost_wq): takes dev->qp_lock, then
  *     dev->mr_lock.
+ *   qp->event_work (ibpost_wq): takes qp->mutex (nothing waits for it
+ *     under that mutex; it holds a QP reference), then the cm_id's
+ *     restrack entry; calls the consumer's event callback with neither.
+ *   The QP's event handler (ibpost_qp_event()): any context, the
+ *     provider's locks held; takes no lock, queues qp->event_work.
  *
  * ibpost_wq is WQ_MEM_RECLAIM: a ULP may destroy a QP from a reclaim
  * work item of its own, and the destroy flushes these work items.

@@ -213,6 +213,7 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 			max(READ_ONCE(default_signal_interval), 1U);
 	INIT_LIST_HEAD(&qp->node);
 	INIT_WORK(&qp->rqp.flush_work, ibpost_flush_work);
+	INIT_WORK(&qp->event_work, ibpost_qp_event_work);
 	qp->rqp.state = IB_QPS_RESET;
 	qp->rqp.ud = attr->qp_type == IB_QPT_UD;
 	qp->rqp.poll_ctx = attr->poll_ctx;
@@ -286,6 +287,7 @@ static int ibpost_qp_create_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 	init.cap.max_recv_sge = max_t(u32, qp->attr.max_recv_sge, 1);
 	init.cap.max_inline_data = qp->attr.max_inline_data;
 	init.port_num = qp->port;
+	init.event_handler = ibpost_qp_event;
 	init.qp_context = qp;
 	if (id) {
 		qp->cm_id = id;

@@ -78,6 +78,9 @@ struct ibpost_seed_scratch {
  * @rq: the receive queue
  * @sinks: iWARP: the send queue's READ sinks (see sink.c); else none
  * @seed: the vector seed operations' scratch, [0] send, [1] receive
+ * @events: IB_EVENT_* bits the provider reported, not yet handled by
+ *          @event_work (qp_event.c)
+ * @event_work: handles @events in process context, with a reference
  * @vec_counted: its CQs' vector (attr.comp_vector) is counted on @dev
  * @left_reset: the QP was moved out of RESET at least once
  * @drained: the teardown's drain returned every posted WR (under @mutex)
@@ -127,6 +130,8 @@ struct ibpost_qp {
 	struct ibpost_queue rq;
 	struct ibpost_sinks sinks;
 	struct ibpost_seed_scratch seed[2];
+	unsigned long events;
+	struct work_struct event_work;
 	bool vec_counted;
 	bool left_reset;
 	bool drained;

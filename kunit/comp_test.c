@@ -1170,6 +1170,98 @@ static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(o->reg));
 }
 
+/*
+ * A QP's asynchronous events, reported as a provider does (the QP's event
+ * handler called with bottom halves off). A fatal error moves the QP to
+ * ERR: its receives come back flushed, and a later one too; the
+ * consumer's event callback hears of each event once, in process
+ * context, after that move; COMM_EST on the connected QP reaches it too
+ * (on a QP of rdma_cm, rdma_notify() passes it on).
+ */
+struct comp_event {
+	unsigned long seen;		/* IB_EVENT_* bits told */
+	int calls;
+	bool atomic;			/* a call outside process context */
+	enum ib_qp_state state;		/* ibpost's view at QP_FATAL */
+	struct completion told;
+};
+
+static void comp_event_cb(struct ibpost_qp *qp, enum ib_event_type event)
+{
+	struct comp_event *ce = ibpost_qp_priv(qp);
+
+	ce->calls++;
+	ce->atomic |= !in_task() || softirq_count() || irqs_disabled();
+	if (event == IB_EVENT_QP_FATAL)
+		ce->state = ibpost_test_qp_tracked_state(qp);
+	set_bit(event, &ce->seen);
+	complete(&ce->told);
+}
+
+/* Report @event on @qp as its provider would. */
+static void comp_event_report(struct ibpost_qp *qp, enum ib_event_type event)
+{
+	struct ib_qp *ibqp = ibpost_qp_ibqp(qp);
+	struct ib_event ev = {
+		.device = ibqp->device,
+		.element.qp = ibqp,
+		.event = event,
+	};
+
+	local_bh_disable();
+	ibqp->event_handler(&ev, ibqp->qp_context);
+	local_bh_enable();
+}
+
+static void ibpost_comp_qp_event_fatal_flushes(struct kunit *test)
+{
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_pair *p;
+	struct comp_event *ce;
+	struct ibpost_comp comp;
+	u8 *dst;
+	int i;
+
+	ce = kunit_kzalloc(test, sizeof(*ce), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ce);
+	init_completion(&ce->told);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.event = comp_event_cb;
+	attr.priv = ce;
+	p = ibpost_test_pair(test, &attr);
+	dst = p->bbuf.buf;
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(20 + i),
+							  dst + 64 * i, 64,
+							  p->bbuf.mr));
+	comp_event_report(p->b, IB_EVENT_COMM_EST);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ce->told, 5 * HZ));
+	comp_event_report(p->b, IB_EVENT_QP_FATAL);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ce->told, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, ce->seen, BIT(IB_EVENT_COMM_EST) |
+					BIT(IB_EVENT_QP_FATAL));
+	KUNIT_EXPECT_EQ(test, ce->calls, 2);
+	KUNIT_EXPECT_FALSE(test, ce->atomic);
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ce->state);
+	for (i = 0; i < 3; i++) {
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(20 + i), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	}
+	KUNIT_EXPECT_EQ(test, 0, ibpost_post_recv(p->b, CTX(23), dst, 64,
+						  p->bbuf.mr));
+	ibpost_test_recv_comp(test, p->b, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, CTX(23), comp.context);
+	KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, comp.status);
+	/*
+	 * The other side heard of nothing on IB and RoCE; on iWARP the
+	 * move to ERR ends the connection (the peer goes to ERR too).
+	 */
+	if (!ibpost_test_iwarp(p->dev))
+		KUNIT_EXPECT_EQ(test, IB_QPS_RTS,
+				ibpost_test_qp_state(test, p->a));
+}
+
 static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
@@ -1179,6 +1271,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_get_comp_timeout_and_check),
 	KUNIT_CASE(ibpost_comp_callback_chosen_per_queue),
 	KUNIT_CASE(ibpost_comp_get_comp_order_and_fields),
+	KUNIT_CASE(ibpost_comp_qp_event_fatal_flushes),
 	KUNIT_CASE(ibpost_comp_unsignaled_before_error_reclaimed),
 	KUNIT_CASE(ibpost_comp_queued_survives_reset),
 	KUNIT_CASE(ibpost_comp_stale_completion_ignored),

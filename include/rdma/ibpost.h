@@ -91,6 +91,15 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *           lock is, when the destroy comes from an ibpost_client's
  *           remove); it must not call ibpost on @qp (a destroy from it is
  *           refused with a warning). NULL: such completions are dropped.
+ * @event: called once per asynchronous event of the QP the provider
+ *         reports (IB_EVENT_QP_FATAL, IB_EVENT_QP_REQ_ERR,
+ *         IB_EVENT_QP_ACCESS_ERR, IB_EVENT_COMM_EST, IB_EVENT_SQ_DRAINED,
+ *         ...), in process context, after ibpost's own handling: a fatal,
+ *         request or access error has moved the QP to ERR, so that every
+ *         outstanding context comes back flushed; COMM_EST has been
+ *         passed to rdma_cm (rdma_notify()) for a QP on a cm_id. Events
+ *         of one type reported again before the call are told once.
+ *         NULL: ibpost's handling only.
  * @comp_vector: the completion vector of the QP's two CQs, below
  *               ibpost_dev_num_comp_vectors() (0, the default: the first);
  *               IBPOST_COMP_VECTOR_ANY: the vector of the device with
@@ -113,6 +122,7 @@ struct ibpost_qp_attr {
 	void (*release)(struct ibpost_qp *qp, bool send,
 			const struct ibpost_comp *comp);
 	int comp_vector;
+	void (*event)(struct ibpost_qp *qp, enum ib_event_type event);
 };
 
 /* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
