@@ -500,7 +500,8 @@ int ibpost_test_ring_post_send(struct ibpost_queue *q,
 			       struct ib_send_wr **prefix,
 			       const struct ib_send_wr **bad_wr)
 {
-	struct ibpost_ring_post p = { .rqp = q->rqp, .q = q };
+	struct ibpost_ring_post p = { .rqp = q->rqp, .q = q,
+				      .send = q->is_send };
 	const struct ib_send_wr *cur, *next;
 	u32 used;
 
@@ -549,7 +550,8 @@ int ibpost_test_ring_post_recv(struct ibpost_queue *q,
 			       const struct ib_recv_wr *wr,
 			       const struct ib_recv_wr **bad_wr)
 {
-	struct ibpost_ring_post p = { .rqp = q->rqp, .q = q };
+	struct ibpost_ring_post p = { .rqp = q->rqp, .q = q,
+				      .send = q->is_send };
 	const struct ib_recv_wr *cur, *next;
 	u32 used;
 

@@ -446,8 +446,11 @@ static __always_inline void ibpost_post_begin(struct ibpost_ring_post *p,
 					      const void *wr)
 	__must_hold(&p->q->lock)
 {
+	/* One read of the state for both decisions below. */
+	enum ib_qp_state state = READ_ONCE(qp->rqp.state);
+
 	ibpost_ring_post_begin(p, wr);
-	p->ret = ibpost_state_check(qp, p->q->is_send);
+	p->ret = __ibpost_state_check(qp, state, p->send);
 	if (p->ret)
 		p->rule = p->ret == -ENODEV ? IBPOST_RULE_DEVICE_GONE :
 					      IBPOST_RULE_NOT_CONNECTED;
@@ -458,7 +461,7 @@ static __always_inline void ibpost_post_begin(struct ibpost_ring_post *p,
 	 * RESET (where the provider refuses it) must not send it there.
 	 */
 	else
-		p->synthetic = ibpost_ring_flushing(p->q);
+		p->synthetic = ibpost_ring_state_flushing(state, p->send);
 }
 
 /*
@@ -524,7 +527,8 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 					      struct ibpost_sync *sync,
 					      const bool one)
 {
-	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->sq };
+	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->sq,
+				      .send = true };
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
 	bool sink, faults;
@@ -674,7 +678,8 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 					      struct ibpost_mr **mrs,
 					      const bool one)
 {
-	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->rq };
+	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->rq,
+				      .send = false };
 	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur, *next;
 	bool faults;

@@ -182,12 +182,13 @@ bool ibpost_qp_in_callback(struct ibpost_qp *qp, bool polled);
  * The QP-level state check shared by both queues' posts, under the
  * queue's lock: 0, or why the QP takes no post.
  */
-static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
+static inline int __ibpost_state_check(struct ibpost_qp *qp,
+				       enum ib_qp_state state, bool send)
 {
 	if (unlikely(qp->rqp.dead ||
 		     test_bit(IBPOST_DEV_REMOVING, &qp->dev->flags)))
 		return -ENODEV;
-	switch (READ_ONCE(qp->rqp.state)) {
+	switch (state) {
 	case IB_QPS_RTS:
 	case IB_QPS_SQE:	/* IBA: sends are flushed, receives work */
 	case IB_QPS_ERR:
@@ -200,6 +201,12 @@ static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
 	default:
 		return -ENOTCONN;
 	}
+}
+
+/* The same, reading the state itself. */
+static inline int ibpost_state_check(struct ibpost_qp *qp, bool send)
+{
+	return __ibpost_state_check(qp, READ_ONCE(qp->rqp.state), send);
 }
 
 /* debugfs.c */

@@ -483,11 +483,16 @@ static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
  * Whether @q's WRs go to the flush worker rather than the provider: the
  * QP is in ERR, or, for the send queue, in SQE (a UD QP's send error).
  */
+static inline bool ibpost_ring_state_flushing(enum ib_qp_state state,
+					      bool send)
+{
+	return state == IB_QPS_ERR || (state == IB_QPS_SQE && send);
+}
+
 static inline bool ibpost_ring_flushing(const struct ibpost_queue *q)
 {
-	enum ib_qp_state state = READ_ONCE(q->rqp->state);
-
-	return state == IB_QPS_ERR || (state == IB_QPS_SQE && q->is_send);
+	return ibpost_ring_state_flushing(READ_ONCE(q->rqp->state),
+					  q->is_send);
 }
 
 /* ring.c */

@@ -35,6 +35,10 @@
  * @hooked: test builds: the SUBMIT hook was asked (at the first batch)
  * @synthetic: the QP is in ERR (or its iWARP connection ending): every
  *             batch goes to the flush worker
+ * @send: @q is the send queue: a constant in each client's loop, so that
+ *        the compiler folds the direction away
+ * @head: send: the staged batch's first WR as the provider gets it (its
+ *        copy, or the copy's prefix), set as that WR is linked
  * @bad: the caller's first WR not queued, or NULL
  * @rule: the rule @bad broke
  * @ret: 0, or why @bad was refused
@@ -50,6 +54,8 @@ struct ibpost_ring_post {
 	int refuse;
 	bool hooked;
 	bool synthetic;
+	bool send;
+	struct ib_send_wr *head;
 	const void *bad;
 	enum ibpost_rule rule;
 	int ret;
@@ -110,11 +116,8 @@ ibpost_ring_provider_post(struct ibpost_ring_post *p, u32 m, u32 *done)
 	const struct ib_recv_wr *rbad = NULL;
 	int ret;
 
-	if (q->is_send)
-		ret = ib_post_send(p->rqp->ibqp,
-				   ibpost_ring_post_slot(p, 0)->prefixed ?
-				   q->stage_prefix[0] : &q->stage.send[0].send,
-				   &sbad);
+	if (p->send)
+		ret = ib_post_send(p->rqp->ibqp, p->head, &sbad);
 	else
 		ret = ib_post_recv(p->rqp->ibqp, q->stage.recv, &rbad);
 	if (likely(!ret)) {
@@ -158,7 +161,8 @@ static __always_inline void ibpost_ring_submit(struct ibpost_ring_post *p)
 	 * with the provider. From then on every batch is flushed by ibpost,
 	 * as a later post would be; never the other way round.
 	 */
-	if (unlikely(ibpost_ring_flushing(p->q)))
+	if (unlikely(ibpost_ring_state_flushing(READ_ONCE(p->rqp->state),
+						p->send)))
 		p->synthetic = true;
 	if (unlikely(p->synthetic)) {
 		ibpost_ring_submit_synthetic(p->q, p->start + p->off, m);
@@ -192,14 +196,14 @@ static __always_inline void ibpost_ring_post_staged(struct ibpost_ring_post *p,
 /*
  * A post call's start, q->lock held (taken into @p->flags): its chain's
  * first WR @wr, its first slot at the ring's head. The client then checks
- * the QP's state and sets @p->synthetic from ibpost_ring_flushing().
+ * the QP's state and sets @p->synthetic from ibpost_ring_state_flushing().
  * Forced inline: the submission group (see the head of post.c).
  */
 static __always_inline void ibpost_ring_post_begin(struct ibpost_ring_post *p,
 						   const void *wr)
 	__must_hold(&p->q->lock)
 {
-	p->chain = ibpost_ring_chain_len(wr, p->q->is_send);
+	p->chain = ibpost_ring_chain_len(wr, p->send);
 	p->start = p->q->head;
 	p->refuse = -1;
 }
@@ -216,17 +220,17 @@ ibpost_ring_post_trace(const struct ibpost_ring_post *p, u32 posted)
 {
 	const struct ib_send_wr *bad;
 
-	if (!p->q->is_send) {
+	if (!p->send) {
 		trace_ibpost_post_recv(p->q, p->start, p->chain, posted,
 				       p->ret);
-		if (p->ret)
+		if (trace_ibpost_post_recv_err_enabled() && p->ret)
 			trace_ibpost_post_recv_err(p->q, posted, p->ret,
 						   p->rule, 0);
 		return;
 	}
 	trace_ibpost_post_send(p->q, p->start, p->chain, posted, p->ret);
 	bad = p->bad;
-	if (p->ret)
+	if (trace_ibpost_post_send_err_enabled() && p->ret)
 		trace_ibpost_post_send_err(p->q, posted, p->ret, p->rule,
 					   bad ? bad->opcode : 0);
 }
@@ -323,6 +327,8 @@ static __always_inline void ibpost_ring_link_send(struct ibpost_ring_post *p,
 	if (i)
 		q->stage.send[i - 1].send.next = slot->prefixed ?
 						 q->stage_prefix[i] : copy;
+	else
+		p->head = prefix ?: copy;
 }
 
 /* The same for the caller's receive WR @wr. */
