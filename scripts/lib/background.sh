@@ -67,7 +67,9 @@ bg_stop() {
 	local n=0
 	[ -n "$BG_PID" ] || return 0
 	rm -f "$BG_DIR/hold"
-	if [ ! -e "$BG_DIR/finished" ]; then
+	# Finished, or stopped already (by a subshell's bg_wait): its group
+	# number is no longer ours to signal.
+	if [ ! -e "$BG_DIR/finished" ] && [ ! -e "$BG_DIR/stopped" ]; then
 		kill -- "-$BG_PID" 2> /dev/null || true
 		kill -CONT -- "-$BG_PID" 2> /dev/null || true
 		while [ $n -lt 50 ] && kill -0 -- "-$BG_PID" 2> /dev/null; do
@@ -75,7 +77,10 @@ bg_stop() {
 			n=$((n + 1))
 		done
 		# Still there after 10 s: no longer asked.
-		kill -KILL -- "-$BG_PID" 2> /dev/null || true
+		if kill -0 -- "-$BG_PID" 2> /dev/null; then
+			kill -KILL -- "-$BG_PID" 2> /dev/null || true
+		fi
+		: > "$BG_DIR/stopped"
 	fi
 	BG_PID=
 }
@@ -84,7 +89,8 @@ bg_stop() {
 # (a sparse build: it took 63 s alone and 126 s beside a DKMS build), and
 # let it go on after it.
 bg_pause() {
-	[ -n "$BG_PID" ] && [ ! -e "$BG_DIR/finished" ] || return 0
+	[ -n "$BG_PID" ] && [ ! -e "$BG_DIR/finished" ] &&
+		[ ! -e "$BG_DIR/stopped" ] || return 0
 	: > "$BG_DIR/hold"
 	kill -STOP -- "-$BG_PID" 2> /dev/null || true
 	# Stopped while downloading (the marker is made before the download
@@ -103,7 +109,7 @@ bg_hold() {
 bg_resume() {
 	[ -n "$BG_PID" ] || return 0
 	rm -f "$BG_DIR/hold"
-	[ -e "$BG_DIR/finished" ] ||
+	[ -e "$BG_DIR/finished" ] || [ -e "$BG_DIR/stopped" ] ||
 		kill -CONT -- "-$BG_PID" 2> /dev/null || true
 }
 
@@ -114,7 +120,7 @@ bg_wait() {
 	local item=$1
 	while [ ! -e "$BG_DIR/$item" ]; do
 		# Stopped already (the foreground redid an item).
-		[ -n "$BG_PID" ] || return 1
+		[ -n "$BG_PID" ] && [ ! -e "$BG_DIR/stopped" ] || return 1
 		if [ -e "$BG_DIR/$item.failed" ] ||
 		   ! kill -0 "$BG_PID" 2> /dev/null; then
 			[ -e "$BG_DIR/$item" ] && break
@@ -148,10 +154,10 @@ bg_net_end() {
 bg_watch() {
 	local dir=$3
 	while kill -0 "$1" 2> /dev/null; do
-		[ ! -e "$dir/finished" ] || return 0
+		[ ! -e "$dir/finished" ] && [ ! -e "$dir/stopped" ] || return 0
 		sleep 5
 	done
-	[ ! -e "$dir/finished" ] || return 0
+	[ ! -e "$dir/finished" ] && [ ! -e "$dir/stopped" ] || return 0
 	kill -- "-$2" 2> /dev/null || true
 	kill -CONT -- "-$2" 2> /dev/null || true
 }
