@@ -109,9 +109,11 @@ struct dentry;
  *     teardown.
  *   mr->release_work (ibpost_wq): takes dev->qp_lock, then
  *     dev->mr_lock.
- *   qp->event_work (ibpost_wq): takes qp->mutex (nothing waits for it
- *     under that mutex; it holds a QP reference), then the cm_id's
- *     restrack entry; calls the consumer's event callback with neither.
+ *   qp->event_work (ibpost_event_wq, a queue of its own: it takes
+ *     qp->mutex, under which teardown flushes ibpost_wq's items):
+ *     takes qp->mutex, and under it the cm_id's restrack entry; calls
+ *     the consumer's event callback with neither. Destroy cancels it
+ *     (cancel_work_sync()) after the teardown, without qp->mutex.
  *   The QP's event handler (ibpost_qp_event()): any context, the
  *     provider's locks held; takes no lock, queues qp->event_work.
  *
@@ -121,6 +123,7 @@ struct dentry;
 
 /* main.c */
 extern struct workqueue_struct *ibpost_wq;
+extern struct workqueue_struct *ibpost_event_wq;
 
 /*
  * The rules a post checks a WR against, named by the refusal trace events

@@ -16,6 +16,12 @@
  * a work item could stall reclaim (the workqueue code warns).
  */
 struct workqueue_struct *ibpost_wq;
+/*
+ * QPs' event work (qp_event.c) takes qp->mutex, under which teardown and
+ * RESET flush ibpost_wq's items: a queue of its own, so that neither
+ * waits behind the other (one rescuer each under memory pressure).
+ */
+struct workqueue_struct *ibpost_event_wq;
 
 static int __init ibpost_init(void)
 {
@@ -24,6 +30,11 @@ static int __init ibpost_init(void)
 	ibpost_wq = alloc_workqueue("ibpost", WQ_MEM_RECLAIM, 0);
 	if (!ibpost_wq)
 		return -ENOMEM;
+	ibpost_event_wq = alloc_workqueue("ibpost_event", WQ_MEM_RECLAIM, 0);
+	if (!ibpost_event_wq) {
+		destroy_workqueue(ibpost_wq);
+		return -ENOMEM;
+	}
 	ibpost_debugfs_init();
 	ret = ibpost_client_init();
 	if (ret)
@@ -32,6 +43,7 @@ static int __init ibpost_init(void)
 
 out_debugfs_exit:
 	ibpost_debugfs_exit();
+	destroy_workqueue(ibpost_event_wq);
 	destroy_workqueue(ibpost_wq);
 	return ret;
 }
@@ -44,6 +56,7 @@ static void __exit ibpost_exit(void)
 {
 	ibpost_client_exit();
 	ibpost_debugfs_exit();
+	destroy_workqueue(ibpost_event_wq);
 	destroy_workqueue(ibpost_wq);
 }
 

@@ -464,6 +464,7 @@ static struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 
 out_destroy_qp:
 	ibpost_qp_destroy_ibqp(qp, id);
+	ibpost_qp_events_stop(qp);
 out_free_cqs:
 	ibpost_qp_free_cqs(qp);
 out_unlock:
@@ -853,6 +854,8 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 	}
 	dev = qp->dev;
 	ibpost_qp_teardown(qp, false);
+	/* The provider QP is gone: no event comes later. */
+	ibpost_qp_events_stop(qp);
 	if (qp->attr.release) {
 		WRITE_ONCE(qp->releasing, current);
 		ibpost_queue_release_done(&qp->sq);
@@ -943,7 +946,8 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 	 * from a bottom half run on the poller's stack (at its
 	 * local_bh_enable() or an interrupt's exit): it may not sleep.
 	 */
-	bool nested = in_task() && READ_ONCE(qp->poller) == current;
+	bool nested = !ibpost_cannot_sleep() &&
+		      READ_ONCE(qp->poller) == current;
 	bool blocked = false;
 	int ret;
 
@@ -954,7 +958,8 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		 * RESET waits for this callback's queue; the mutex's holder
 		 * (a teardown, a RESET) may be waiting for this very work.
 		 */
-		if (to_reset || !in_task() || !mutex_trylock(&qp->mutex))
+		if (to_reset || ibpost_cannot_sleep() ||
+		    !mutex_trylock(&qp->mutex))
 			return -EWOULDBLOCK;
 	} else {
 		mutex_lock(&qp->mutex);

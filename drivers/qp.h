@@ -21,6 +21,7 @@ extern atomic_long_t ibpost_cq_grace_periods;
 /* qp_event.c */
 void ibpost_qp_event(struct ib_event *event, void *context);
 void ibpost_qp_event_work(struct work_struct *work);
+void ibpost_qp_events_stop(struct ibpost_qp *qp);
 
 /* removal.c */
 void ibpost_dev_teardown_qps(struct ibpost_dev *dev);

@@ -162,8 +162,8 @@ int ibpost_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah)
 
 /*
  * Whether the current task may be inside one of @qp's completion callbacks
- * where a wait for @qp would never end: in a bottom half (a SOFTIRQ CQ,
- * which may not sleep at all), in the work item of one of its CQs
+ * where a wait for @qp would never end: in a bottom half or with bottom
+ * halves off (a SOFTIRQ CQ's, which may not sleep at all), in the work item of one of its CQs
  * (WORKQUEUE: ib_free_cq() and a drain wait for it), in ibpost's flush
  * worker (teardown and RESET wait for it), or in a call that polls @qp
  * (qp->poller: a DIRECT consumer's, a RESET's or a teardown's, which hold
@@ -174,7 +174,7 @@ bool ibpost_qp_in_callback(struct ibpost_qp *qp, bool polled)
 {
 	struct work_struct *work;
 
-	if (!in_task())
+	if (ibpost_cannot_sleep())
 		return true;
 	if (polled && (READ_ONCE(qp->poller) == current ||
 		       READ_ONCE(qp->releasing) == current))

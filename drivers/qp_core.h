@@ -81,6 +81,7 @@ struct ibpost_seed_scratch {
  * @events: IB_EVENT_* bits the provider reported, not yet handled by
  *          @event_work (qp_event.c)
  * @event_work: handles @events in process context, with a reference
+ * @events_off: destroyed: @event_work no longer calls the consumer
  * @vec_counted: its CQs' vector (attr.comp_vector) is counted on @dev
  * @left_reset: the QP was moved out of RESET at least once
  * @drained: the teardown's drain returned every posted WR (under @mutex)
@@ -132,6 +133,7 @@ struct ibpost_qp {
 	struct ibpost_seed_scratch seed[2];
 	unsigned long events;
 	struct work_struct event_work;
+	bool events_off;
 	bool vec_counted;
 	bool left_reset;
 	bool drained;
@@ -164,6 +166,17 @@ struct ibpost_qp {
 static inline bool ibpost_queue_direct_cb(const struct ibpost_queue *q)
 {
 	return q->done_fn && q->rqp->poll_ctx == IB_POLL_DIRECT;
+}
+
+/*
+ * Whether the current task may not sleep: in a bottom half, or with
+ * bottom halves or interrupts off (in_task() alone does not say so:
+ * ibpost's flush worker and a RESET's flush run a SOFTIRQ QP's callbacks
+ * with bottom halves off, as its CQ would).
+ */
+static inline bool ibpost_cannot_sleep(void)
+{
+	return !in_task() || softirq_count() || irqs_disabled();
 }
 
 /* qp_core.c */

@@ -8,9 +8,15 @@
  * context: on a fatal, request or access error moves the QP to ERR (the
  * provider has stopped it; ERR makes it flush what it holds, and ibpost
  * flushes later posts itself), so that every outstanding context comes
- * back; passes COMM_EST to rdma_cm for a QP on a cm_id (rdma_notify(), as
- * a ULP's handler would); then tells the consumer's event callback, once
- * per event type pending, in ascending order of type.
+ * back (not a QP the consumer has moved to RESET since: the event was
+ * its old life's); passes COMM_EST to rdma_cm for a QP on a cm_id
+ * (rdma_notify(), as a ULP's handler would); both under qp->mutex and
+ * only while the provider QP exists. Then it tells the consumer's event
+ * callback, once per event type pending, in ascending order of type,
+ * until the QP is destroyed: ibpost_qp_destroy() cancels the work after
+ * the teardown (no event comes later) and waits for a running one, so
+ * that no callback comes after it returns; a destroy from the event
+ * callback itself only stops the calls that would follow.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,8 +39,24 @@ void ibpost_qp_event(struct ib_event *event, void *context)
 	/* The work's reference; none once the QP is being freed. */
 	if (!refcount_inc_not_zero(&qp->ref))
 		return;
-	if (!queue_work(ibpost_wq, &qp->event_work))
+	if (!queue_work(ibpost_event_wq, &qp->event_work))
 		refcount_dec(&qp->ref);	/* queued already: not the last */
+}
+
+/*
+ * No event work runs for @qp after this returns, and none calls its
+ * consumer again (a destroy, or a creation that failed after the provider
+ * QP existed). From the event work itself (the consumer destroys its QP
+ * from its event callback) only the calls are stopped.
+ */
+void ibpost_qp_events_stop(struct ibpost_qp *qp)
+{
+	WRITE_ONCE(qp->events_off, true);
+	if (current_work() == &qp->event_work)
+		return;
+	/* Pending: its reference, never the last (the caller holds one). */
+	if (cancel_work_sync(&qp->event_work))
+		refcount_dec(&qp->ref);
 }
 
 /* The QP's event work: what the events above ask, then the consumer. */
@@ -46,19 +68,20 @@ void ibpost_qp_event_work(struct work_struct *work)
 	unsigned long events = xchg(&qp->events, 0);
 	unsigned int e;
 
-	if (events & IBPOST_QP_ERR_EVENTS) {
-		mutex_lock(&qp->mutex);
-		if (qp->rqp.ibqp && !ib_modify_qp(qp->rqp.ibqp, &qa,
-						  IB_QP_STATE))
-			ibpost_set_state(qp, IB_QPS_ERR);
-		mutex_unlock(&qp->mutex);
+	mutex_lock(&qp->mutex);
+	if (qp->rqp.ibqp && (events & IBPOST_QP_ERR_EVENTS) &&
+	    READ_ONCE(qp->rqp.state) != IB_QPS_RESET) {
+		/* Stopped by the provider: ERR here even if it says no. */
+		ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE);
+		ibpost_set_state(qp, IB_QPS_ERR);
 	}
-	if (events & BIT(IB_EVENT_COMM_EST))
+	if (qp->rqp.ibqp && (events & BIT(IB_EVENT_COMM_EST)))
 		ibpost_cm_notify(qp, IB_EVENT_COMM_EST);
+	mutex_unlock(&qp->mutex);
 	for_each_set_bit(e, &events, BITS_PER_LONG) {
 		pr_debug("qp %u: event %s\n", qp->rqp.qpn,
 			 ib_event_msg((enum ib_event_type)e));
-		if (qp->attr.event)
+		if (qp->attr.event && !READ_ONCE(qp->events_off))
 			qp->attr.event(qp, (enum ib_event_type)e);
 	}
 	ibpost_qp_put(qp);

@@ -178,7 +178,7 @@ struct ibpost_parked {
 	u32 ex;
 	u32 vendor_err;
 	u32 src_qp;
-	u16 slid;
+	u32 slid;
 	u16 pkey_index;
 	u8 wc_flags;
 	u8 sl;

@@ -15,6 +15,7 @@
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
+#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
@@ -980,6 +981,8 @@ struct comp_own {
 	struct tasklet_struct bh_task;	/* DIRECT: a bottom half's modify */
 	int bh_ret;
 	bool bh_ran, bh_on_poller;
+	bool softirq;			/* a SOFTIRQ QP: its callback's ERR */
+	int err_ret;
 	void *reg_buf;			/* WORKQUEUE: a registration of it */
 	struct ibpost_mr *reg;
 	bool reg_try;
@@ -1046,6 +1049,15 @@ static void comp_own_recv_done(struct ibpost_qp *qp, void *context,
 	 */
 	if (o->reg_try)
 		o->reg = ibpost_reg_write(qp, o->reg_buf, 64);
+	/*
+	 * A SOFTIRQ QP's callback may not sleep, from its CQ or from the
+	 * flush worker (bottom halves off there): no state change at all.
+	 */
+	if (o->softirq) {
+		struct ib_qp_attr qe = { .qp_state = IB_QPS_ERR };
+
+		o->err_ret = ibpost_qp_modify(qp, &qe, IB_QP_STATE);
+	}
 	if (!o->direct)
 		o->reset_ret = ibpost_qp_modify(qp, &qa, IB_QP_STATE);
 	else
@@ -1111,6 +1123,8 @@ static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
 	o->poller = current;
 	o->direct = row->ctx == IB_POLL_DIRECT;
 	o->reg_try = row->ctx == IB_POLL_WORKQUEUE;
+	o->softirq = row->ctx == IB_POLL_SOFTIRQ;
+	o->err_ret = 1;
 	o->reset_ret = 1;
 	o->bh_ret = 1;
 	o->reg_buf = kunit_kzalloc(test, 64, GFP_KERNEL);
@@ -1163,6 +1177,8 @@ static void ibpost_comp_callback_own_qp_refused(struct kunit *test)
 	worker = row->ctx == IB_POLL_WORKQUEUE || row->flush;
 	KUNIT_EXPECT_EQ(test, o->worker, worker);
 	KUNIT_EXPECT_EQ(test, o->polled, row->ctx == IB_POLL_DIRECT);
+	if (o->softirq)
+		KUNIT_EXPECT_EQ(test, -EWOULDBLOCK, o->err_ret);
 	/* A worker's registration through its own QP: refused. */
 	if (o->reg_try)
 		KUNIT_EXPECT_EQ(test, -EWOULDBLOCK, PTR_ERR_OR_ZERO(o->reg));
@@ -1262,6 +1278,84 @@ static void ibpost_comp_qp_event_fatal_flushes(struct kunit *test)
 				ibpost_test_qp_state(test, p->a));
 }
 
+/*
+ * No event callback after ibpost_qp_destroy() returns. The callback of a
+ * first event blocks; a second event is reported meanwhile (its work
+ * queued again); a thread destroys the QP. The destroy waits for the
+ * running callback (the case asserts it had not returned when the
+ * callback was let go) and the second event is never told.
+ */
+struct comp_event_gate {
+	struct ibpost_qp *qp;
+	int calls;
+	bool destroyed, late;
+	bool destroy_back_at_release;
+	struct completion entered, go, destroy_done;
+};
+
+static void comp_event_gate_cb(struct ibpost_qp *qp, enum ib_event_type e)
+{
+	struct comp_event_gate *g = ibpost_qp_priv(qp);
+
+	g->late |= READ_ONCE(g->destroyed);
+	if (g->calls++)
+		return;
+	complete(&g->entered);
+	wait_for_completion_timeout(&g->go, 10 * HZ);
+}
+
+static int comp_event_destroyer(void *data)
+{
+	struct comp_event_gate *g = data;
+
+	ibpost_qp_destroy(g->qp);
+	WRITE_ONCE(g->destroyed, true);
+	complete(&g->destroy_done);
+	return 0;
+}
+
+static void ibpost_comp_qp_event_none_after_destroy(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct comp_event_gate *g;
+	struct ibpost_qp_attr attr;
+	struct task_struct *t;
+
+	g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	init_completion(&g->entered);
+	init_completion(&g->go);
+	init_completion(&g->destroy_done);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.event = comp_event_gate_cb;
+	attr.priv = g;
+	g->qp = ibpost_qp_create(dev, &attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(g->qp));
+	comp_event_report(g->qp, IB_EVENT_SQ_DRAINED);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->entered,
+							    5 * HZ));
+	comp_event_report(g->qp, IB_EVENT_PATH_MIG);
+	t = kthread_run(comp_event_destroyer, g, "ibpost-evdestroy");
+	if (IS_ERR(t)) {
+		complete(&g->go);
+		ibpost_qp_destroy(g->qp);
+		KUNIT_FAIL(test, "no destroy thread: %ld", PTR_ERR(t));
+		return;
+	}
+	/* Time for the destroy to reach the running event work. */
+	msleep(1000);
+	g->destroy_back_at_release = completion_done(&g->destroy_done);
+	complete(&g->go);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->destroy_done,
+							    10 * HZ));
+	msleep(200);
+	KUNIT_EXPECT_FALSE_MSG(test, g->destroy_back_at_release,
+			       "the destroy returned while an event callback ran");
+	KUNIT_EXPECT_EQ_MSG(test, g->calls, 1,
+			    "an event pending at the destroy was told");
+	KUNIT_EXPECT_FALSE(test, g->late);
+}
+
 static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
@@ -1272,6 +1366,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_callback_chosen_per_queue),
 	KUNIT_CASE(ibpost_comp_get_comp_order_and_fields),
 	KUNIT_CASE(ibpost_comp_qp_event_fatal_flushes),
+	KUNIT_CASE(ibpost_comp_qp_event_none_after_destroy),
 	KUNIT_CASE(ibpost_comp_unsignaled_before_error_reclaimed),
 	KUNIT_CASE(ibpost_comp_queued_survives_reset),
 	KUNIT_CASE(ibpost_comp_stale_completion_ignored),

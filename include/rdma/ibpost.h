@@ -321,7 +321,7 @@ struct ibpost_comp {
 	int wc_flags;
 	u32 invalidate_rkey;
 	u32 src_qp;
-	u16 slid;
+	u32 slid;
 	u16 pkey_index;
 	u8 sl;
 	u8 dlid_path_bits;
