@@ -12,16 +12,12 @@
 #include "qp_core.h"
 #include "cm.h"
 #include "drain.h"
+#include "qp_event.h"
 
 /* qp.c */
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal);
 bool ibpost_qp_teardown_start(struct ibpost_qp *qp);
 extern atomic_long_t ibpost_cq_grace_periods;
-
-/* qp_event.c */
-void ibpost_qp_event(struct ib_event *event, void *context);
-void ibpost_qp_event_work(struct work_struct *work);
-void ibpost_qp_events_stop(struct ibpost_qp *qp);
 
 /* removal.c */
 void ibpost_dev_teardown_qps(struct ibpost_dev *dev);

@@ -21,7 +21,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
-#include "qp.h"
+#include "qp_event.h"
+#include "cm.h"
 #include "ibpost_trace.h"
 
 #define IBPOST_QP_ERR_EVENTS	(BIT(IB_EVENT_QP_FATAL) | \
