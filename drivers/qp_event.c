@@ -69,16 +69,19 @@ void ibpost_qp_event_work(struct work_struct *work)
 	unsigned long events = xchg(&qp->events, 0);
 	unsigned int e;
 
-	mutex_lock(&qp->mutex);
-	if (qp->rqp.ibqp && (events & IBPOST_QP_ERR_EVENTS) &&
-	    READ_ONCE(qp->rqp.state) != IB_QPS_RESET) {
-		/* Stopped by the provider: ERR here even if it says no. */
-		ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE);
-		ibpost_set_state(qp, IB_QPS_ERR);
+	/* Only what ibpost acts on waits for the QP (a RESET may hold it). */
+	if (events & (IBPOST_QP_ERR_EVENTS | BIT(IB_EVENT_COMM_EST))) {
+		mutex_lock(&qp->mutex);
+		if (qp->rqp.ibqp && (events & IBPOST_QP_ERR_EVENTS) &&
+		    READ_ONCE(qp->rqp.state) != IB_QPS_RESET) {
+			/* Stopped by the provider: ERR even if it says no. */
+			ib_modify_qp(qp->rqp.ibqp, &qa, IB_QP_STATE);
+			ibpost_set_state(qp, IB_QPS_ERR);
+		}
+		if (qp->rqp.ibqp && (events & BIT(IB_EVENT_COMM_EST)))
+			ibpost_cm_notify(qp, IB_EVENT_COMM_EST);
+		mutex_unlock(&qp->mutex);
 	}
-	if (qp->rqp.ibqp && (events & BIT(IB_EVENT_COMM_EST)))
-		ibpost_cm_notify(qp, IB_EVENT_COMM_EST);
-	mutex_unlock(&qp->mutex);
 	for_each_set_bit(e, &events, BITS_PER_LONG) {
 		pr_debug("qp %u: event %s\n", qp->rqp.qpn,
 			 ib_event_msg((enum ib_event_type)e));
