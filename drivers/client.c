@@ -19,6 +19,12 @@
  *
  * Rename: .rename updates the name ibpost_dev_get() looks for.
  *
+ * Events: each listed device has an ib_event_handler; ib_core calls it
+ * under the device's event handler rwsem, and it queues the event (with
+ * a device reference) for a work item that tells every registered client
+ * under ibpost_client_mutex, unless the device is being removed by then.
+ * .remove unregisters the handler first.
+ *
  * Serialization: ibpost_client_mutex orders device add/remove against
  * client register/unregister, so every client sees exactly one add and at
  * most one remove per device; the device list changes under it and under
@@ -86,6 +92,58 @@ void ibpost_unregister_client(struct ibpost_client *client)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST_NS);
 
+/**
+ * struct ibpost_dev_event - one device event on its way to the clients
+ * @work: runs ibpost_dev_event_work() on ibpost_event_wq
+ * @dev: the device (a reference held)
+ * @event: the event, copied
+ */
+struct ibpost_dev_event {
+	struct work_struct work;
+	struct ibpost_dev *dev;
+	struct ib_event event;
+};
+
+/* A device's asynchronous event, to every client (see the head). */
+static void ibpost_dev_event_work(struct work_struct *work)
+{
+	struct ibpost_dev_event *de = container_of(work,
+						   struct ibpost_dev_event,
+						   work);
+	struct ibpost_client *client;
+
+	mutex_lock(&ibpost_client_mutex);
+	if (!test_bit(IBPOST_DEV_REMOVING, &de->dev->flags))
+		list_for_each_entry(client, &ibpost_clients, list)
+			if (client->event)
+				client->event(de->dev, &de->event);
+	mutex_unlock(&ibpost_client_mutex);
+	ibpost_dev_put(de->dev);
+	kfree(de);
+}
+
+/*
+ * ib_core's call, its event handler rwsem held: that rwsem is taken
+ * under rtnl_mutex elsewhere, and removal takes dev->qp_lock (which a
+ * QP's creation holds over provider calls that may take rtnl_mutex)
+ * under ibpost_client_mutex; so the clients are told from a work item.
+ */
+static void ibpost_dev_event(struct ib_event_handler *handler,
+			     struct ib_event *event)
+{
+	struct ibpost_dev *dev = container_of(handler, struct ibpost_dev,
+					      event_handler);
+	struct ibpost_dev_event *de = kmalloc(sizeof(*de), GFP_ATOMIC);
+
+	if (!de)
+		return;
+	INIT_WORK(&de->work, ibpost_dev_event_work);
+	kref_get(&dev->ref);
+	de->dev = dev;
+	de->event = *event;
+	queue_work(ibpost_event_wq, &de->work);
+}
+
 static int ibpost_add_one(struct ib_device *ibdev)
 {
 	struct ibpost_client *client;
@@ -131,6 +189,8 @@ static int ibpost_add_one(struct ib_device *ibdev)
 		if (client->add)
 			client->add(dev);
 	mutex_unlock(&ibpost_client_mutex);
+	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, ibpost_dev_event);
+	ib_register_event_handler(&dev->event_handler);
 	ibdev_dbg(ibdev, "ibpost: device added\n");
 	trace_ibpost_dev_add(ibdev);
 	return 0;
@@ -158,6 +218,8 @@ static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 	struct ibpost_client *client;
 
 	trace_ibpost_dev_remove(ibdev);
+	/* No event is queued for the device after this. */
+	ib_unregister_event_handler(&dev->event_handler);
 	mutex_lock(&ibpost_client_mutex);
 	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
 	/* No lookup finds it from here on (dev.c). */

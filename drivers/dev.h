@@ -39,6 +39,8 @@ enum {
  * @name: the ib_device's name
  * @retired: send and receive counters of the QPs destroyed on the device
  * @iwarp: rdma_protocol_iwarp() of the device's first port, at its add
+ * @event_handler: ibpost's handler of the device's asynchronous events
+ *                 (client.c), registered while the device is listed
  * @nr_vecs: the device's completion vectors (at least 1)
  * @vec_qps: per completion vector, the QPs whose CQs use it (under
  *           @qp_lock when taken, atomically when given back)
@@ -58,6 +60,7 @@ struct ibpost_dev {
 	char name[IB_DEVICE_NAME_MAX];
 	struct ibpost_stats retired[2];	/* under qp_lock */
 	bool iwarp;		/* rdma_protocol_iwarp(): see below */
+	struct ib_event_handler event_handler;
 	u32 nr_vecs;
 	atomic_t *vec_qps;
 };

@@ -114,6 +114,11 @@ struct dentry;
  *     takes qp->mutex, and under it the cm_id's restrack entry; calls
  *     the consumer's event callback with neither. Destroy cancels it
  *     (cancel_work_sync()) after the teardown, without qp->mutex.
+ *   A device's event handler (client.c, ibpost_dev_event()): ib_core's
+ *     event work, its event_handler_rwsem held for read (taken under
+ *     rtnl_mutex elsewhere); takes no lock, queues a work item on
+ *     ibpost_event_wq, which takes ibpost_client_mutex to tell the
+ *     clients.
  *   The QP's event handler (ibpost_qp_event()): any context, the
  *     provider's locks held; takes no lock, queues qp->event_work.
  *

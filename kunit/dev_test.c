@@ -4,6 +4,8 @@
  * notification, on the live device.
  */
 #include <linux/module.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include "ibpost_test.h"
 
 static void ibpost_dev_get_finds_test_device(struct kunit *test)
@@ -102,6 +104,58 @@ static void ibpost_register_client_without_name_is_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_register_client(NULL));
 }
 
+/*
+ * A device's asynchronous event (IB_EVENT_PORT_ACTIVE, dispatched as a
+ * provider does, through ib_core) reaches a registered client once, in
+ * process context, with ibpost's context of that device; after the
+ * client unregisters, a second event does not.
+ */
+static struct {
+	struct ibpost_client client;
+	struct ibpost_dev *dev;
+	int calls;
+	bool atomic;
+	struct completion got;
+} evclient;
+
+static void ibpost_test_client_event(struct ibpost_dev *dev,
+				     const struct ib_event *event)
+{
+	if (dev != evclient.dev || event->event != IB_EVENT_PORT_ACTIVE)
+		return;
+	evclient.calls++;
+	evclient.atomic |= !in_task() || softirq_count() || irqs_disabled();
+	complete(&evclient.got);
+}
+
+static void ibpost_dev_event_reaches_client(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+	struct ib_event ev = {
+		.device = ibdev,
+		.event = IB_EVENT_PORT_ACTIVE,
+		.element.port_num = rdma_start_port(ibdev),
+	};
+	bool got;
+
+	memset(&evclient, 0, sizeof(evclient));
+	init_completion(&evclient.got);
+	evclient.dev = dev;
+	evclient.client.name = "ibpost_kunit_events";
+	evclient.client.event = ibpost_test_client_event;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_register_client(&evclient.client));
+	ib_dispatch_event(&ev);
+	got = wait_for_completion_timeout(&evclient.got, 5 * HZ);
+	ibpost_unregister_client(&evclient.client);
+	KUNIT_EXPECT_TRUE_MSG(test, got, "no event within 5 s");
+	ib_dispatch_event(&ev);
+	/* ib_core dispatches from its workqueue: time for a stray one. */
+	msleep(500);
+	KUNIT_EXPECT_EQ(test, 1, evclient.calls);
+	KUNIT_EXPECT_FALSE(test, evclient.atomic);
+}
+
 static struct kunit_case ibpost_dev_cases[] = {
 	KUNIT_CASE(ibpost_dev_get_finds_test_device),
 	KUNIT_CASE(ibpost_dev_get_unknown_is_enodev),
@@ -109,6 +163,7 @@ static struct kunit_case ibpost_dev_cases[] = {
 	KUNIT_CASE(ibpost_dev_get_by_ibdev_finds_test_device),
 	KUNIT_CASE(ibpost_register_client_sees_add_and_remove),
 	KUNIT_CASE(ibpost_register_client_without_name_is_einval),
+	KUNIT_CASE(ibpost_dev_event_reaches_client),
 	{}
 };
 

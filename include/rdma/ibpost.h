@@ -49,8 +49,13 @@ int ibpost_dev_num_comp_vectors(struct ibpost_dev *dev);
  * @remove: called when a device goes away (or the client unregisters);
  *          the consumer must stop using the device and destroy its QPs
  * @list: internal, owned by ibpost
+ * @event: called once per asynchronous event of a device the client was
+ *         told of by @add and not yet by @remove (IB_EVENT_PORT_ERR,
+ *         IB_EVENT_PORT_ACTIVE, IB_EVENT_LID_CHANGE, IB_EVENT_GID_CHANGE's
+ *         per-entry reports, IB_EVENT_DEVICE_FATAL, ...), as ib_core
+ *         delivers them to its event handlers; NULL: none
  *
- * Both callbacks run in process context under ibpost's client lock: they
+ * The callbacks run in process context under ibpost's client lock: they
  * may create and destroy QPs and take device references, but must not
  * register or unregister clients.
  */
@@ -59,6 +64,7 @@ struct ibpost_client {
 	void (*add)(struct ibpost_dev *dev);
 	void (*remove)(struct ibpost_dev *dev);
 	struct list_head list;
+	void (*event)(struct ibpost_dev *dev, const struct ib_event *event);
 };
 
 int ibpost_register_client(struct ibpost_client *client);
