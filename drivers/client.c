@@ -21,14 +21,21 @@
  *
  * Events: each listed device has an ib_event_handler; ib_core calls it
  * under the device's event handler rwsem, and it queues the event (with
- * a device reference) for a work item that tells every registered client
- * under ibpost_client_mutex, unless the device is being removed by then.
- * .remove unregisters the handler first.
+ * a device reference) for a work item that tells every client told of
+ * the device, unless the device is being removed by then. .remove
+ * unregisters the handler first.
  *
- * Serialization: ibpost_client_mutex orders device add/remove against
- * client register/unregister, so every client sees exactly one add and at
- * most one remove per device; the device list changes under it and under
- * ibpost_dev_lock (dev.c), so that walks under either see it whole.
+ * Serialization: no lock is shared by all clients' callbacks. Each client
+ * has its own (struct ibpost_client_state's @lock), held across each of
+ * its callbacks, and the list of devices it was told of: a device's
+ * arrival and a client's registration both try to tell it, whichever
+ * sees the other listed, and the list makes it once; a device's removal
+ * and a client's unregistration both tell it gone, once. The walks over
+ * clients and devices drop the list locks between steps (a cursor on
+ * increasing sequence numbers, each step holding a use of the client or
+ * a reference on the device), so a client's slow callback holds up only
+ * its own client. ibpost_clients_lock guards the client list; device
+ * listing takes it too, to order the devices' debugfs directories.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,9 +46,148 @@
 #include "mr.h"
 #include "ibpost_trace.h"
 
-static DEFINE_MUTEX(ibpost_client_mutex);
 static struct ib_client ibpost_ib_client;
+
+/**
+ * struct ibpost_client_state - ibpost's side of one registered client
+ * @client: the consumer's client
+ * @node: entry in ibpost_clients, in registration order
+ * @seq: registration number, increasing: the walks' cursor
+ * @lock: this client's callbacks, one at a time, and @devs and @going
+ * @devs: the devices the client was told of by add and not yet by remove
+ * @going: unregistration has begun: no add after it
+ * @uses: one for the registration, one per walk holding the client
+ * @unused: completed when @uses drops to zero
+ */
+struct ibpost_client_state {
+	struct ibpost_client *client;
+	struct list_head node;
+	u64 seq;
+	struct mutex lock;	/* see the kernel-doc above */
+	struct list_head devs;
+	bool going;
+	refcount_t uses;
+	struct completion unused;
+};
+
+/* One device a client was told of (struct ibpost_client_state's @devs). */
+struct ibpost_client_dev {
+	struct list_head node;
+	struct ibpost_dev *dev;
+};
+
+/*
+ * ibpost_clients_lock: the client list and both sequence counters; device
+ * listing and unlisting and the devices' debugfs directories. Never held
+ * across a consumer's callback.
+ */
+static DEFINE_MUTEX(ibpost_clients_lock);
 static LIST_HEAD(ibpost_clients);
+static u64 ibpost_client_seq;
+static u64 ibpost_dev_seq;
+
+/*
+ * The client registered next after @from (or, @back, next before it), with
+ * a use held; or NULL. Unregistering clients stay listed until every
+ * device they were told of has been told to them gone.
+ */
+static struct ibpost_client_state *ibpost_client_step(u64 from, bool back)
+{
+	struct ibpost_client_state *st;
+
+	mutex_lock(&ibpost_clients_lock);
+	if (back) {
+		list_for_each_entry_reverse(st, &ibpost_clients, node)
+			if (st->seq < from)
+				goto found;
+	} else {
+		list_for_each_entry(st, &ibpost_clients, node)
+			if (st->seq > from)
+				goto found;
+	}
+	mutex_unlock(&ibpost_clients_lock);
+	return NULL;
+found:
+	refcount_inc(&st->uses);
+	mutex_unlock(&ibpost_clients_lock);
+	return st;
+}
+
+static void ibpost_client_put(struct ibpost_client_state *st)
+{
+	if (refcount_dec_and_test(&st->uses))
+		complete(&st->unused);
+}
+
+/* The first device listed after @after, with a reference; or NULL. */
+static struct ibpost_dev *ibpost_next_dev(u64 after)
+{
+	struct ibpost_dev *dev, *found = NULL;
+
+	spin_lock_irq(&ibpost_dev_lock);
+	list_for_each_entry(dev, &ibpost_devs, node) {
+		if (dev->seq > after) {
+			kref_get(&dev->ref);
+			found = dev;
+			break;
+		}
+	}
+	spin_unlock_irq(&ibpost_dev_lock);
+	return found;
+}
+
+static struct ibpost_client_dev *
+ibpost_client_told(struct ibpost_client_state *st, struct ibpost_dev *dev)
+{
+	struct ibpost_client_dev *cd;
+
+	lockdep_assert_held(&st->lock);
+	list_for_each_entry(cd, &st->devs, node)
+		if (cd->dev == dev)
+			return cd;
+	return NULL;
+}
+
+/*
+ * Tell @st of @dev, once. Device and client both reach here, from the
+ * device's arrival and from the client's registration, whichever sees the
+ * other listed; the first one tells. Not once @dev is being removed (its
+ * removal sets the bit before it tells the clients, each under its lock)
+ * nor once @st is going.
+ */
+static void ibpost_client_tell_add(struct ibpost_client_state *st,
+				   struct ibpost_dev *dev)
+{
+	struct ibpost_client_dev *cd;
+
+	mutex_lock(&st->lock);
+	if (st->going || test_bit(IBPOST_DEV_REMOVING, &dev->flags) ||
+	    ibpost_client_told(st, dev))
+		goto out;
+	cd = kmalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd) {
+		pr_warn_ratelimited("client %s: not told of %s: out of memory\n",
+				    st->client->name, dev->name);
+		goto out;
+	}
+	cd->dev = dev;
+	list_add_tail(&cd->node, &st->devs);
+	if (st->client->add)
+		st->client->add(dev);
+out:
+	mutex_unlock(&st->lock);
+}
+
+/* Tell @st that @cd's device goes; under @st->lock. */
+static void ibpost_client_tell_remove(struct ibpost_client_state *st,
+				      struct ibpost_client_dev *cd)
+{
+	lockdep_assert_held(&st->lock);
+	list_del(&cd->node);
+	if (st->client->remove)
+		st->client->remove(cd->dev);
+	kfree(cd);
+}
 
 /**
  * ibpost_register_client - ask to be told about RDMA devices
@@ -49,20 +195,36 @@ static LIST_HEAD(ibpost_clients);
  *          present device, later for every new one
  *
  * Context: Process context; may sleep. Not from an ibpost_client callback.
- * Return: 0, or -EINVAL when @client lacks a name.
+ * Return: 0, -EINVAL when @client lacks a name, or -ENOMEM.
  */
 int ibpost_register_client(struct ibpost_client *client)
 {
+	struct ibpost_client_state *st;
 	struct ibpost_dev *dev;
+	u64 seq = 0;
 
 	if (!client || !client->name)
 		return -EINVAL;
-	mutex_lock(&ibpost_client_mutex);
-	list_add_tail(&client->list, &ibpost_clients);
-	if (client->add)
-		list_for_each_entry(dev, &ibpost_devs, node)
-			client->add(dev);
-	mutex_unlock(&ibpost_client_mutex);
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	st->client = client;
+	mutex_init(&st->lock);
+	INIT_LIST_HEAD(&st->devs);
+	refcount_set(&st->uses, 1);
+	init_completion(&st->unused);
+	client->state = st;
+
+	mutex_lock(&ibpost_clients_lock);
+	st->seq = ++ibpost_client_seq;
+	list_add_tail(&st->node, &ibpost_clients);
+	mutex_unlock(&ibpost_clients_lock);
+	/* Devices listed from here on tell the client themselves too. */
+	while ((dev = ibpost_next_dev(seq))) {
+		seq = dev->seq;
+		ibpost_client_tell_add(st, dev);
+		ibpost_dev_put(dev);
+	}
 	pr_debug("client %s registered\n", client->name);
 	trace_ibpost_client_register(client->name);
 	return 0;
@@ -72,21 +234,39 @@ EXPORT_SYMBOL_NS_GPL(ibpost_register_client, IBPOST_NS);
 /**
  * ibpost_unregister_client - stop hearing about RDMA devices
  * @client: a registered client; @client->remove is called for every
- *          present device before this returns
+ *          device it was told of before this returns, and no callback of
+ *          @client runs after it returns
  *
  * Context: Process context; may sleep. Not from an ibpost_client callback.
  * Return: nothing.
  */
 void ibpost_unregister_client(struct ibpost_client *client)
 {
-	struct ibpost_dev *dev;
+	struct ibpost_client_state *st = client->state;
+	struct ibpost_client_dev *cd;
 
-	mutex_lock(&ibpost_client_mutex);
-	if (client->remove)
-		list_for_each_entry_reverse(dev, &ibpost_devs, node)
-			client->remove(dev);
-	list_del(&client->list);
-	mutex_unlock(&ibpost_client_mutex);
+	if (WARN_ON_ONCE(!st))
+		return;
+	mutex_lock(&st->lock);
+	st->going = true;
+	while (!list_empty(&st->devs)) {
+		cd = list_last_entry(&st->devs, struct ibpost_client_dev, node);
+		ibpost_client_tell_remove(st, cd);
+	}
+	mutex_unlock(&st->lock);
+	/*
+	 * Listed until here, so that a device's removal running meanwhile
+	 * waits for the client's remove of it before tearing it down.
+	 */
+	mutex_lock(&ibpost_clients_lock);
+	list_del(&st->node);
+	mutex_unlock(&ibpost_clients_lock);
+
+	/* A device's walk may still hold the client: wait it out. */
+	ibpost_client_put(st);
+	wait_for_completion(&st->unused);
+	client->state = NULL;
+	kfree(st);
 	pr_debug("client %s unregistered\n", client->name);
 	trace_ibpost_client_unregister(client->name);
 }
@@ -104,29 +284,34 @@ struct ibpost_dev_event {
 	struct ib_event event;
 };
 
-/* A device's asynchronous event, to every client (see the head). */
+/* A device's asynchronous event, to every client told of the device. */
 static void ibpost_dev_event_work(struct work_struct *work)
 {
 	struct ibpost_dev_event *de = container_of(work,
 						   struct ibpost_dev_event,
 						   work);
-	struct ibpost_client *client;
+	struct ibpost_client_state *st;
+	u64 seq = 0;
 
-	mutex_lock(&ibpost_client_mutex);
-	if (!test_bit(IBPOST_DEV_REMOVING, &de->dev->flags))
-		list_for_each_entry(client, &ibpost_clients, list)
-			if (client->event)
-				client->event(de->dev, &de->event);
-	mutex_unlock(&ibpost_client_mutex);
+	while ((st = ibpost_client_step(seq, false))) {
+		seq = st->seq;
+		mutex_lock(&st->lock);
+		if (!st->going && st->client->event &&
+		    ibpost_client_told(st, de->dev) &&
+		    !test_bit(IBPOST_DEV_REMOVING, &de->dev->flags))
+			st->client->event(de->dev, &de->event);
+		mutex_unlock(&st->lock);
+		ibpost_client_put(st);
+	}
 	ibpost_dev_put(de->dev);
 	kfree(de);
 }
 
 /*
  * ib_core's call, its event handler rwsem held: that rwsem is taken
- * under rtnl_mutex elsewhere, and removal takes dev->qp_lock (which a
- * QP's creation holds over provider calls that may take rtnl_mutex)
- * under ibpost_client_mutex; so the clients are told from a work item.
+ * under rtnl_mutex elsewhere, and a client's callbacks may create QPs
+ * (provider calls that may take rtnl_mutex), so the clients are told from
+ * a work item.
  */
 static void ibpost_dev_event(struct ib_event_handler *handler,
 			     struct ib_event *event)
@@ -146,8 +331,9 @@ static void ibpost_dev_event(struct ib_event_handler *handler,
 
 static int ibpost_add_one(struct ib_device *ibdev)
 {
-	struct ibpost_client *client;
+	struct ibpost_client_state *st;
 	struct ibpost_dev *dev;
+	u64 seq = 0;
 	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -177,18 +363,22 @@ static int ibpost_add_one(struct ib_device *ibdev)
 		goto out_free_dev;
 	}
 
-	mutex_lock(&ibpost_client_mutex);
+	mutex_lock(&ibpost_clients_lock);
 	ibpost_debugfs_add_dev(dev);
 	/* Handed back to .remove and .rename. */
 	ib_set_client_data(ibdev, &ibpost_ib_client, dev);
-	/* Found by ibpost_dev_get() and ibpost_dev_of() once complete. */
+	/* Found by lookups and by registering clients once complete. */
 	spin_lock_irq(&ibpost_dev_lock);
+	dev->seq = ++ibpost_dev_seq;
 	list_add_tail(&dev->node, &ibpost_devs);
 	spin_unlock_irq(&ibpost_dev_lock);
-	list_for_each_entry(client, &ibpost_clients, list)
-		if (client->add)
-			client->add(dev);
-	mutex_unlock(&ibpost_client_mutex);
+	mutex_unlock(&ibpost_clients_lock);
+	/* Clients registering from here on tell themselves too. */
+	while ((st = ibpost_client_step(seq, false))) {
+		seq = st->seq;
+		ibpost_client_tell_add(st, dev);
+		ibpost_client_put(st);
+	}
 	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, ibpost_dev_event);
 	ib_register_event_handler(&dev->event_handler);
 	ibdev_dbg(ibdev, "ibpost: device added\n");
@@ -215,22 +405,31 @@ static void ibpost_rename_one(struct ib_device *ibdev, void *client_data)
 static void ibpost_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ibpost_dev *dev = client_data;
-	struct ibpost_client *client;
+	struct ibpost_client_state *st;
+	struct ibpost_client_dev *cd;
+	u64 seq = U64_MAX;
 
 	trace_ibpost_dev_remove(ibdev);
 	/* No event is queued for the device after this. */
 	ib_unregister_event_handler(&dev->event_handler);
-	mutex_lock(&ibpost_client_mutex);
-	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
-	/* No lookup finds it from here on (dev.c). */
+	/* No lookup nor registering client finds it from here on. */
 	spin_lock_irq(&ibpost_dev_lock);
+	set_bit(IBPOST_DEV_REMOVING, &dev->flags);
 	list_del_init(&dev->node);
 	spin_unlock_irq(&ibpost_dev_lock);
-	list_for_each_entry_reverse(client, &ibpost_clients, list)
-		if (client->remove)
-			client->remove(dev);
+	/* Every client told of it, last registered first. */
+	while ((st = ibpost_client_step(seq, true))) {
+		seq = st->seq;
+		mutex_lock(&st->lock);
+		cd = ibpost_client_told(st, dev);
+		if (cd)
+			ibpost_client_tell_remove(st, cd);
+		mutex_unlock(&st->lock);
+		ibpost_client_put(st);
+	}
+	mutex_lock(&ibpost_clients_lock);
 	ibpost_debugfs_remove_dev(dev);
-	mutex_unlock(&ibpost_client_mutex);
+	mutex_unlock(&ibpost_clients_lock);
 
 	/*
 	 * QPs the consumers left behind: flush and destroy the provider's

@@ -12,7 +12,7 @@
  *                   use, and per queue posted, completed, flushed, failed,
  *                   forced signals and refusals by errno
  *
- * Serialization: the device list is read under the client lock, a device's
+ * Serialization: the device list is read under ibpost_dev_lock, a device's
  * QP list under its qp_lock. A device's directory is removed during its
  * removal, before its QPs are torn down.
  */

@@ -14,8 +14,8 @@
  * Serialization: ibpost_dev_lock (a spinlock) guards the device list for
  * lookups, which consumers may do from their callbacks, and the reference
  * a lookup takes: the list holds one reference, dropped only after the
- * device left the list under the lock. The list changes under
- * ibpost_client_mutex too (client.c), which its walks there rely on.
+ * device left the list under the lock. Only client.c changes the list;
+ * its walks take a reference per step (dev->seq is their cursor).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -28,6 +28,7 @@ enum {
  * @pd: ibpost's protection domain on it
  * @flags: IBPOST_DEV_* bits
  * @node: entry in the global device list
+ * @seq: listing number, increasing in list order (client.c's walks)
  * @qp_lock: protects @qps, the MRs' release against removal, and the
  *           device's provider objects (@ibdev, @pd) while it is held;
  *           never held while a consumer callback runs
@@ -51,6 +52,7 @@ struct ibpost_dev {
 	struct ib_pd *pd;
 	unsigned long flags;
 	struct list_head node;
+	u64 seq;
 	struct mutex qp_lock;	/* see the kernel-doc above */
 	struct list_head qps;
 	unsigned int nr_qps;

@@ -20,8 +20,13 @@ struct dentry;
  * Locking. The locks, outermost first: each is taken only under locks
  * above it in this list, never under one below it.
  *
- *   ibpost_client_mutex          mutex (client.c): the client list;
- *                                device add and remove
+ *   a client's lock              mutex (client.c, one per registered
+ *                                client, one lockdep class: two are
+ *                                never held together): held across
+ *                                that client's callbacks
+ *   ibpost_clients_lock          mutex (client.c): the client list,
+ *                                device listing, the devices' debugfs
+ *                                directories; never across a callback
  *   qp->mutex                    mutex: one QP's state changes, teardown
  *                                and DIRECT polling (a lockdep class per
  *                                QP, see ibpost_qp_new())
@@ -48,9 +53,9 @@ struct dentry;
  *
  * The nestings the code has:
  *
- *   ibpost_client_mutex -> ibpost_dev_lock   device add, remove
- *   ibpost_client_mutex -> dev->qp_lock      removal's debugfs removal
- *   ibpost_client_mutex -> qp->mutex and below: ibpost_client callbacks
+ *   ibpost_clients_lock -> ibpost_dev_lock   device add, remove
+ *   ibpost_clients_lock -> dev->qp_lock      removal's debugfs removal
+ *   a client's lock -> qp->mutex and below: ibpost_client callbacks
  *                        may create, connect and destroy QPs, register
  *                        and deregister MRs, post
  *   qp->mutex -> dev->qp_lock    teardown; a DIRECT callback's dereg
@@ -84,17 +89,17 @@ struct dentry;
  *     qp->rqp.flush_work with no lock, but never a DIRECT queue's (its WRs
  *     flushed in ERR come back through its consumer's polling, see
  *     ibpost_queue_direct_cb()); from ibpost_queue_flush() at teardown
- *     and RESET, under qp->mutex, and under ibpost_client_mutex too
- *     when a consumer destroys a QP from its ibpost_client callback.
+ *     and RESET, under qp->mutex, and under the client's lock too when
+ *     a consumer destroys a QP from its ibpost_client callback.
  *     An IB_POLL_SOFTIRQ queue's callbacks run with bottom halves off
  *     on every one of these paths, as in its CQ's softirq. A softirq
  *     callback may run on the stack of a task that holds dev->qp_lock
  *     (softirqs run at spin_unlock_bh()); it cannot sleep, so never
  *     waits for it.
- *   ibpost_client add/remove: process context, under
- *     ibpost_client_mutex only. At remove the device is already marked
+ *   ibpost_client add/remove/event: process context, under that
+ *     client's lock only. At remove the device is already marked
  *     IBPOST_DEV_REMOVING and unlisted, its QPs still up: they are torn
- *     down after every remove returned, without ibpost_client_mutex.
+ *     down after every remove returned, without a client's lock.
  *   ibpost_cm_handler() (rdma_cm events): rdma_cm's process context,
  *     with the id's handler mutex held; takes ibpost_cm_lock, then,
  *     after dropping it, qp->mutex; calls the consumer's handler with
@@ -117,8 +122,8 @@ struct dentry;
  *   A device's event handler (client.c, ibpost_dev_event()): ib_core's
  *     event work, its event_handler_rwsem held for read (taken under
  *     rtnl_mutex elsewhere); takes no lock, queues a work item on
- *     ibpost_event_wq, which takes ibpost_client_mutex to tell the
- *     clients.
+ *     ibpost_event_wq, which takes each client's lock in turn to tell
+ *     it.
  *   The QP's event handler (ibpost_qp_event()): any context, the
  *     provider's locks held; takes no lock, queues qp->event_work.
  *

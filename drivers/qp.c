@@ -784,7 +784,7 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
  * (ibpost_qp_teardown_start()). @removal: the device is going away;
  * completions nobody fetched stay for ibpost_get_*_comp(). Takes
  * qp->mutex, under which callbacks run; never under dev->qp_lock, but
- * under ibpost_client_mutex when the consumer destroys the QP from its
+ * under the client's lock when the consumer destroys the QP from its
  * ibpost_client callback.
  */
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)

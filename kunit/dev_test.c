@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include "ibpost_test.h"
 
 static void ibpost_dev_get_finds_test_device(struct kunit *test)
@@ -156,6 +157,102 @@ static void ibpost_dev_event_reaches_client(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, evclient.atomic);
 }
 
+/*
+ * A client whose add blocks holds up no other client: a second client
+ * registers and is told of the device while the first one's add is still
+ * blocked (the second add records that it saw it blocked), and both are
+ * told remove once at their unregistration.
+ */
+static struct {
+	struct ibpost_client client;
+	struct ibpost_dev *dev;
+	struct completion entered, release, done;
+	bool in_add;
+	int ret, removes;
+} slowc;
+
+static struct {
+	struct ibpost_client client;
+	struct ibpost_dev *dev;
+	int adds, removes;
+	bool saw_slow_blocked;
+} fastc;
+
+static void ibpost_test_slow_add(struct ibpost_dev *dev)
+{
+	if (dev != slowc.dev)
+		return;
+	WRITE_ONCE(slowc.in_add, true);
+	complete(&slowc.entered);
+	wait_for_completion_timeout(&slowc.release, 10 * HZ);
+	WRITE_ONCE(slowc.in_add, false);
+}
+
+static void ibpost_test_slow_remove(struct ibpost_dev *dev)
+{
+	if (dev == slowc.dev)
+		slowc.removes++;
+}
+
+static void ibpost_test_fast_add(struct ibpost_dev *dev)
+{
+	if (dev != fastc.dev)
+		return;
+	fastc.adds++;
+	fastc.saw_slow_blocked = READ_ONCE(slowc.in_add);
+}
+
+static void ibpost_test_fast_remove(struct ibpost_dev *dev)
+{
+	if (dev == fastc.dev)
+		fastc.removes++;
+}
+
+static int ibpost_test_slow_register(void *unused)
+{
+	slowc.ret = ibpost_register_client(&slowc.client);
+	complete(&slowc.done);
+	return 0;
+}
+
+static void ibpost_slow_client_stalls_no_other(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct task_struct *t;
+	bool entered, done;
+
+	memset(&slowc, 0, sizeof(slowc));
+	memset(&fastc, 0, sizeof(fastc));
+	init_completion(&slowc.entered);
+	init_completion(&slowc.release);
+	init_completion(&slowc.done);
+	slowc.dev = dev;
+	slowc.client.name = "ibpost_kunit_slow";
+	slowc.client.add = ibpost_test_slow_add;
+	slowc.client.remove = ibpost_test_slow_remove;
+	fastc.dev = dev;
+	fastc.client.name = "ibpost_kunit_fast";
+	fastc.client.add = ibpost_test_fast_add;
+	fastc.client.remove = ibpost_test_fast_remove;
+
+	t = kthread_run(ibpost_test_slow_register, NULL, "ibpost-slowclient");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	entered = wait_for_completion_timeout(&slowc.entered, 5 * HZ);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_register_client(&fastc.client));
+	complete_all(&slowc.release);
+	done = wait_for_completion_timeout(&slowc.done, 20 * HZ);
+	KUNIT_ASSERT_TRUE_MSG(test, done, "the slow registration never ended");
+	KUNIT_EXPECT_TRUE_MSG(test, entered, "the slow add never ran");
+	KUNIT_EXPECT_EQ(test, 1, fastc.adds);
+	KUNIT_EXPECT_TRUE_MSG(test, fastc.saw_slow_blocked,
+			      "the second add waited for the first");
+	ibpost_unregister_client(&fastc.client);
+	KUNIT_EXPECT_EQ(test, 1, fastc.removes);
+	KUNIT_ASSERT_EQ(test, 0, slowc.ret);
+	ibpost_unregister_client(&slowc.client);
+	KUNIT_EXPECT_EQ(test, 1, slowc.removes);
+}
+
 static struct kunit_case ibpost_dev_cases[] = {
 	KUNIT_CASE(ibpost_dev_get_finds_test_device),
 	KUNIT_CASE(ibpost_dev_get_unknown_is_enodev),
@@ -164,6 +261,7 @@ static struct kunit_case ibpost_dev_cases[] = {
 	KUNIT_CASE(ibpost_register_client_sees_add_and_remove),
 	KUNIT_CASE(ibpost_register_client_without_name_is_einval),
 	KUNIT_CASE(ibpost_dev_event_reaches_client),
+	KUNIT_CASE(ibpost_slow_client_stalls_no_other),
 	{}
 };
 

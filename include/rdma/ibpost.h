@@ -41,6 +41,8 @@ struct ib_device *ibpost_dev_ibdev(struct ibpost_dev *dev);
 struct ib_pd *ibpost_dev_pd(struct ibpost_dev *dev);
 int ibpost_dev_num_comp_vectors(struct ibpost_dev *dev);
 
+struct ibpost_client_state;
+
 /**
  * struct ibpost_client - a consumer that wants to hear about devices
  * @name: the consumer's name, for messages
@@ -48,23 +50,27 @@ int ibpost_dev_num_comp_vectors(struct ibpost_dev *dev);
  *       added later
  * @remove: called when a device goes away (or the client unregisters);
  *          the consumer must stop using the device and destroy its QPs
- * @list: internal, owned by ibpost
  * @event: called once per asynchronous event of a device the client was
  *         told of by @add and not yet by @remove (IB_EVENT_PORT_ERR,
  *         IB_EVENT_PORT_ACTIVE, IB_EVENT_LID_CHANGE, IB_EVENT_GID_CHANGE's
  *         per-entry reports, IB_EVENT_DEVICE_FATAL, ...), as ib_core
  *         delivers them to its event handlers; NULL: none
+ * @state: internal, owned by ibpost while the client is registered
  *
- * The callbacks run in process context under ibpost's client lock: they
- * may create and destroy QPs and take device references, but must not
+ * The callbacks run in process context, one at a time per client, under
+ * that client's own lock, never under a lock shared by all clients: a
+ * client's slow callback does not hold up another client's registration
+ * or its callbacks for other devices (a device arriving or leaving tells
+ * the clients one after another, in registration order). They may
+ * create and destroy QPs and take device references, but must not
  * register or unregister clients.
  */
 struct ibpost_client {
 	const char *name;
 	void (*add)(struct ibpost_dev *dev);
 	void (*remove)(struct ibpost_dev *dev);
-	struct list_head list;
 	void (*event)(struct ibpost_dev *dev, const struct ib_event *event);
+	struct ibpost_client_state *state;
 };
 
 int ibpost_register_client(struct ibpost_client *client);
