@@ -196,7 +196,7 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
 	unsigned long deadline = jiffies + max(timeout, 0L);
 	long ret, wait;
 
-	if (q->done_fn)
+	if (ibpost_queue_calls_back(q))
 		return -EINVAL;
 	for (;;) {
 		if (ibpost_queue_take_done(q, comp))

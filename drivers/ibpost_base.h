@@ -162,6 +162,7 @@ enum ibpost_rule {
 	IBPOST_RULE_NO_SLOT,
 	IBPOST_RULE_FAULT_INJECTED,
 	IBPOST_RULE_PROVIDER,		/* the provider refused it */
+	IBPOST_RULE_NOT_A_CQE,		/* ib_cqe mode: no ib_cqe, no done */
 };
 
 /* fault.c */

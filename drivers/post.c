@@ -404,6 +404,14 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 	return IBPOST_RULE_NONE;
 }
 
+/* A WR of an ib_cqe mode QP whose context is no usable ib_cqe. */
+static enum ibpost_rule ibpost_not_a_cqe(const char *op)
+{
+	pr_warn_ratelimited("%s: ib_cqe mode: the WR's wr_cqe is NULL or has no done callback\n",
+			    op);
+	return IBPOST_RULE_NOT_A_CQE;
+}
+
 /*
  * Whether @qp's table (ibpost_send_fast_init()) passes @wr: a common SEND,
  * WRITE or READ passes in a few loads and compares; any other WR, and one
@@ -547,6 +555,9 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		struct ibpost_slot *slot;
 
 		p.rule = ibpost_send_check_fast(qp, cur, !!sync, &size);
+		if (unlikely(!ibpost_queue_context_ok(q, cur->wr_cqe)) &&
+		    !sync && !p.rule)
+			p.rule = ibpost_not_a_cqe("post_send");
 		if (p.rule) {
 			p.ret = -EINVAL;
 			break;
@@ -707,6 +718,11 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 					    cur->num_sge);
 			p.ret = -EINVAL;
 			p.rule = IBPOST_RULE_NO_SG_LIST;
+			break;
+		}
+		if (unlikely(!ibpost_queue_context_ok(q, cur->wr_cqe))) {
+			p.ret = -EINVAL;
+			p.rule = ibpost_not_a_cqe("post_recv");
 			break;
 		}
 		nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,

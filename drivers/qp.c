@@ -168,6 +168,10 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
 		return -EINVAL;
 	}
+	if (attr->ib_cqe && (attr->send_done || attr->recv_done)) {
+		pr_warn_ratelimited("qp_create: ib_cqe mode completes through each context's cqe->done: send_done and recv_done must be NULL\n");
+		return -EINVAL;
+	}
 	/* A slot counts its WR's MRs in bytes (struct ibpost_slot). */
 	if (attr->max_send_sge > U8_MAX || attr->max_recv_sge > U8_MAX) {
 		pr_warn_ratelimited("qp_create: at most %u SGEs per WR\n",
@@ -219,6 +223,8 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 	qp->rqp.poll_ctx = attr->poll_ctx;
 	ibpost_queue_init(&qp->sq, qp, &qp->rqp, true, attr->send_done);
 	ibpost_queue_init(&qp->rq, qp, &qp->rqp, false, attr->recv_done);
+	qp->sq.cqe = attr->ib_cqe;
+	qp->rq.cqe = attr->ib_cqe;
 	return qp;
 }
 

@@ -165,7 +165,7 @@ struct ibpost_qp {
  */
 static inline bool ibpost_queue_direct_cb(const struct ibpost_queue *q)
 {
-	return q->done_fn && q->rqp->poll_ctx == IB_POLL_DIRECT;
+	return ibpost_queue_calls_back(q) && q->rqp->poll_ctx == IB_POLL_DIRECT;
 }
 
 /*

@@ -138,7 +138,8 @@ static size_t ibpost_queue_slots_size(const struct ibpost_queue *q)
 
 static size_t ibpost_queue_parked_size(const struct ibpost_queue *q)
 {
-	return q->done_fn ? 0 : array_size(q->mask + 1, sizeof(*q->parked));
+	return ibpost_queue_calls_back(q) ?
+	       0 : array_size(q->mask + 1, sizeof(*q->parked));
 }
 
 static size_t ibpost_queue_uses_size(const struct ibpost_queue *q)
@@ -218,12 +219,13 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
 	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
 	q->use_array = ibpost_zalloc_exact(ibpost_queue_uses_size(q));
-	if (!q->done_fn)
+	if (!ibpost_queue_calls_back(q))
 		q->parked = ibpost_zalloc_exact(ibpost_queue_parked_size(q));
 	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
 	if (stage)
 		ibpost_queue_stage_init(q, stage);
-	if (!q->slots || !q->use_array || (!q->done_fn && !q->parked) ||
+	if (!q->slots || !q->use_array ||
+	    (!ibpost_queue_calls_back(q) && !q->parked) ||
 	    !stage) {
 		ibpost_ring_free(q);
 		return -ENOMEM;
@@ -498,6 +500,24 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 }
 
 /*
+ * Hand @context back with @wc to @q's callback. @wc->wr_cqe is the entry
+ * of ibpost's slot: the consumer sees its own ib_cqe there (ib_cqe mode)
+ * or NULL, never ibpost's. Forced inline with ibpost_slot_finish().
+ */
+static __always_inline void ibpost_ring_deliver(struct ibpost_queue *q,
+						void *context,
+						struct ib_wc *wc)
+{
+	if (q->cqe) {
+		wc->wr_cqe = context;
+		wc->wr_cqe->done(READ_ONCE(q->cq), wc);
+		return;
+	}
+	wc->wr_cqe = NULL;
+	q->done_fn(q->qp, context, wc);
+}
+
+/*
  * Return @slot's context with @wc, or silently free it when @deliver is
  * false; the caller has emitted the completion's trace event. q->lock is
  * held on entry, taken with @flags, and released on return. Forced inline
@@ -507,7 +527,7 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
  */
 static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 					       struct ibpost_slot *slot,
-					       const struct ib_wc *wc,
+					       struct ib_wc *wc,
 					       bool deliver,
 					       unsigned long flags)
 	__releases(&q->lock)
@@ -527,7 +547,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		orphaned = ibpost_slot_sync_done(slot, wc->status);
 		deliver = false;
 	}
-	if (deliver && !q->done_fn) {
+	if (deliver && !ibpost_queue_calls_back(q)) {
 		ibpost_slot_keep_wc(q, slot, wc);
 		slot->state = IBPOST_SLOT_DONE;
 		list_add_tail(&slot->done_node, &q->done);
@@ -546,7 +566,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 	if (wake)
 		wake_up(&q->wait);
 	else if (deliver)
-		q->done_fn(q->qp, context, wc);
+		ibpost_ring_deliver(q, context, wc);
 }
 
 /*

@@ -269,6 +269,8 @@ struct ibpost_ring_qp {
  * @done: completions waiting for ibpost_get_*_comp()
  * @wait: woken when @done gains an entry
  * @done_fn: the consumer's callback, or NULL to queue on @done
+ * @cqe: ib_cqe mode: every context is a struct ib_cqe, whose ->done()
+ *       gets the completion (@done_fn is NULL)
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @signal_interval: force a signal at least this often
  * @provider_errors: posts the provider refused after ibpost's checks passed
@@ -333,6 +335,7 @@ struct ibpost_queue {
 	wait_queue_head_t wait;
 	void (*done_fn)(struct ibpost_qp *qp, void *context,
 			const struct ib_wc *wc);
+	bool cqe;
 	u32 since_signal;
 	u32 signal_interval;
 	u32 provider_errors;
@@ -364,6 +367,25 @@ struct ibpost_queue {
 	u32 test_posts[2];
 #endif
 };
+
+/* Whether @q hands completions to a callback rather than parking them. */
+static inline bool ibpost_queue_calls_back(const struct ibpost_queue *q)
+{
+	return q->done_fn || q->cqe;
+}
+
+/*
+ * Whether @context may be posted on @q: in ib_cqe mode it must be a
+ * struct ib_cqe with a done callback, since every WR may come back (an
+ * error or a flush completes even an unsignaled one).
+ */
+static inline bool ibpost_queue_context_ok(const struct ibpost_queue *q,
+					   const void *context)
+{
+	const struct ib_cqe *cqe = context;
+
+	return !q->cqe || (cqe && cqe->done);
+}
 
 /*
  * Fill the slot at q->head for posting; the caller checked for room. Its

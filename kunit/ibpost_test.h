@@ -191,6 +191,7 @@ void ibpost_test_cbd_check(struct kunit *test, struct ibpost_test_cbd *c);
 struct ibpost_test_cb {
 	spinlock_t lock;	/* the callbacks run in softirq */
 	DECLARE_BITMAP(seen, IBPOST_TEST_CB_N);
+	/* @dups: a context seen twice, or a wc that shows a wr_cqe */
 	int calls, dups, flushed, success;
 	/* ibpost_test_cb_hold(): the first callback waits for @release. */
 	bool hold;

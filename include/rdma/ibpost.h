@@ -117,6 +117,18 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *               IBPOST_COMP_VECTOR_ANY: the vector of the device with
  *               the fewest of ibpost's QPs. ibpost_qp_get_attr() gives
  *               the vector taken.
+ * @ib_cqe: ib_cqe mode, the way ib_core's own consumers complete: every
+ *          context posted on the QP (a seed operation's @context, a
+ *          chain's wr_cqe) is a struct ib_cqe * whose ->done is set, or
+ *          the post fails with -EINVAL; each context comes back once, as
+ *          in the other modes (signaled successes, every error and
+ *          flush), through cqe->done(cq, wc) with wc->wr_cqe the
+ *          consumer's own cqe, in the context @poll_ctx says. @cq is
+ *          ibpost's CQ of that queue (its cq_context is ibpost's; NULL
+ *          for a flush after the destroy freed it): find your request
+ *          with container_of(wc->wr_cqe, ...). @send_done and @recv_done
+ *          must be NULL. Outside this mode the wc a callback gets has
+ *          wr_cqe NULL: ibpost's own entry is never shown.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -135,6 +147,7 @@ struct ibpost_qp_attr {
 			const struct ibpost_comp *comp);
 	int comp_vector;
 	void (*event)(struct ibpost_qp *qp, enum ib_event_type event);
+	bool ib_cqe;
 };
 
 /* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
