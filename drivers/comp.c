@@ -44,7 +44,7 @@ int ibpost_cq_poll(struct ib_cq *cq, int budget)
  */
 static bool ibpost_poll_begin(struct ibpost_qp *qp, bool wait, bool *nested)
 {
-	*nested = READ_ONCE(qp->poller) == current;
+	*nested = ibpost_qp_polled_by_current(qp);
 	if (*nested)
 		return true;
 	if (wait)

@@ -236,7 +236,7 @@ static bool ibpost_sync_wait_for(struct ibpost_qp *qp,
 static void ibpost_qp_to_err(struct ibpost_qp *qp)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
-	bool nested = READ_ONCE(qp->poller) == current;
+	bool nested = ibpost_qp_polled_by_current(qp);
 
 	if (!nested && !mutex_trylock(&qp->mutex))
 		return;

@@ -947,13 +947,8 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 {
 	bool to_reset = (attr_mask & IB_QP_STATE) &&
 			attr->qp_state == IB_QPS_RESET;
-	/*
-	 * From a DIRECT callback of this QP's own polling: already held. Not
-	 * from a bottom half run on the poller's stack (at its
-	 * local_bh_enable() or an interrupt's exit): it may not sleep.
-	 */
-	bool nested = !ibpost_cannot_sleep() &&
-		      READ_ONCE(qp->poller) == current;
+	/* From a DIRECT callback of this QP's own polling: already held. */
+	bool nested = ibpost_qp_polled_by_current(qp);
 	bool blocked = false;
 	int ret;
 

@@ -176,7 +176,7 @@ bool ibpost_qp_in_callback(struct ibpost_qp *qp, bool polled)
 
 	if (ibpost_cannot_sleep())
 		return true;
-	if (polled && (READ_ONCE(qp->poller) == current ||
+	if (polled && (ibpost_qp_polled_by_current(qp) ||
 		       READ_ONCE(qp->releasing) == current))
 		return true;
 	work = current_work();

@@ -179,6 +179,20 @@ static inline bool ibpost_cannot_sleep(void)
 	return !in_task() || softirq_count() || irqs_disabled();
 }
 
+/*
+ * Whether the current task polls @qp (a DIRECT consumer's poll, a RESET's
+ * or a teardown's flush, all under qp->mutex) and runs this from one of
+ * the callbacks of that poll: qp->mutex is then held already, and taking
+ * it again would wait for itself. Not a bottom half run on the poller's
+ * own stack (at its local_bh_enable() or an interrupt's exit), nor a
+ * callback run with bottom halves off: those may not sleep, so may not
+ * act as the poller either.
+ */
+static inline bool ibpost_qp_polled_by_current(struct ibpost_qp *qp)
+{
+	return !ibpost_cannot_sleep() && READ_ONCE(qp->poller) == current;
+}
+
 /* qp_core.c */
 void ibpost_qp_put(struct ibpost_qp *qp);
 void ibpost_rq_barrier(struct ibpost_qp *qp);
