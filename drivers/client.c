@@ -21,8 +21,10 @@
  *
  * Events: each listed device has an ib_event_handler; ib_core calls it
  * under the device's event handler rwsem, and it queues the event (with
- * a device reference) for a work item that tells every client told of
- * the device, unless the device is being removed by then. .remove
+ * a device reference) for a work item that hands a copy to each client
+ * with an event callback, on that client's own queue; each client's work
+ * item tells them, in order, under the client's lock, if the client was
+ * told of the device and the device is not being removed. .remove
  * unregisters the handler first.
  *
  * Serialization: no lock is shared by all clients' callbacks. Each client
@@ -47,6 +49,9 @@
 #include "ibpost_trace.h"
 
 static struct ib_client ibpost_ib_client;
+static void ibpost_client_event_work(struct work_struct *work);
+struct ibpost_client_state;
+static void ibpost_client_close_events(struct ibpost_client_state *st);
 
 /**
  * struct ibpost_client_state - ibpost's side of one registered client
@@ -58,6 +63,10 @@ static struct ib_client ibpost_ib_client;
  * @going: unregistration has begun: no add after it
  * @uses: one for the registration, one per walk holding the client
  * @unused: completed when @uses drops to zero
+ * @events_lock: guards @events and @events_closed (interrupts off)
+ * @events: device events waiting for @event_work (struct ibpost_dev_event)
+ * @events_closed: unregistration has begun: no event is queued
+ * @event_work: tells @events to the client, in order, under @lock
  */
 struct ibpost_client_state {
 	struct ibpost_client *client;
@@ -68,6 +77,10 @@ struct ibpost_client_state {
 	bool going;
 	refcount_t uses;
 	struct completion unused;
+	spinlock_t events_lock;	/* see the kernel-doc above */
+	struct list_head events;
+	bool events_closed;
+	struct work_struct event_work;
 };
 
 /* One device a client was told of (struct ibpost_client_state's @devs). */
@@ -111,6 +124,17 @@ found:
 	refcount_inc(&st->uses);
 	mutex_unlock(&ibpost_clients_lock);
 	return st;
+}
+
+static bool ibpost_client_listed(const struct ibpost_client *client)
+{
+	struct ibpost_client_state *st;
+
+	lockdep_assert_held(&ibpost_clients_lock);
+	list_for_each_entry(st, &ibpost_clients, node)
+		if (st->client == client)
+			return true;
+	return false;
 }
 
 static void ibpost_client_put(struct ibpost_client_state *st)
@@ -158,16 +182,15 @@ ibpost_client_told(struct ibpost_client_state *st, struct ibpost_dev *dev)
 static void ibpost_client_tell_add(struct ibpost_client_state *st,
 				   struct ibpost_dev *dev)
 {
-	struct ibpost_client_dev *cd;
+	struct ibpost_client_dev *cd = kmalloc(sizeof(*cd), GFP_KERNEL);
 
+	/* Not told: the allocation's failure has been reported. */
+	if (!cd)
+		return;
 	mutex_lock(&st->lock);
 	if (st->going || test_bit(IBPOST_DEV_REMOVING, &dev->flags) ||
-	    ibpost_client_told(st, dev))
-		goto out;
-	cd = kmalloc(sizeof(*cd), GFP_KERNEL);
-	if (!cd) {
-		pr_warn_ratelimited("client %s: not told of %s: out of memory\n",
-				    st->client->name, dev->name);
+	    ibpost_client_told(st, dev)) {
+		kfree(cd);
 		goto out;
 	}
 	cd->dev = dev;
@@ -195,7 +218,8 @@ static void ibpost_client_tell_remove(struct ibpost_client_state *st,
  *          present device, later for every new one
  *
  * Context: Process context; may sleep. Not from an ibpost_client callback.
- * Return: 0, -EINVAL when @client lacks a name, or -ENOMEM.
+ * Return: 0, -EINVAL when @client lacks a name, -EBUSY when it is
+ * registered already, or -ENOMEM.
  */
 int ibpost_register_client(struct ibpost_client *client)
 {
@@ -213,9 +237,19 @@ int ibpost_register_client(struct ibpost_client *client)
 	INIT_LIST_HEAD(&st->devs);
 	refcount_set(&st->uses, 1);
 	init_completion(&st->unused);
-	client->state = st;
+	spin_lock_init(&st->events_lock);
+	INIT_LIST_HEAD(&st->events);
+	INIT_WORK(&st->event_work, ibpost_client_event_work);
 
 	mutex_lock(&ibpost_clients_lock);
+	if (ibpost_client_listed(client)) {
+		mutex_unlock(&ibpost_clients_lock);
+		kfree(st);
+		pr_warn_ratelimited("client %s: registered already\n",
+				    client->name);
+		return -EBUSY;
+	}
+	client->state = st;
 	st->seq = ++ibpost_client_seq;
 	list_add_tail(&st->node, &ibpost_clients);
 	mutex_unlock(&ibpost_clients_lock);
@@ -254,6 +288,7 @@ void ibpost_unregister_client(struct ibpost_client *client)
 		ibpost_client_tell_remove(st, cd);
 	}
 	mutex_unlock(&st->lock);
+	ibpost_client_close_events(st);
 	/*
 	 * Listed until here, so that a device's removal running meanwhile
 	 * waits for the client's remove of it before tearing it down.
@@ -274,44 +309,135 @@ EXPORT_SYMBOL_NS_GPL(ibpost_unregister_client, IBPOST_NS);
 
 /**
  * struct ibpost_dev_event - one device event on its way to the clients
- * @work: runs ibpost_dev_event_work() on ibpost_event_wq
+ * @node: entry in ibpost_events, then in a client's @events
  * @dev: the device (a reference held)
  * @event: the event, copied
  */
 struct ibpost_dev_event {
-	struct work_struct work;
+	struct list_head node;
 	struct ibpost_dev *dev;
 	struct ib_event event;
 };
 
-/* A device's asynchronous event, to every client told of the device. */
-static void ibpost_dev_event_work(struct work_struct *work)
-{
-	struct ibpost_dev_event *de = container_of(work,
-						   struct ibpost_dev_event,
-						   work);
-	struct ibpost_client_state *st;
-	u64 seq = 0;
+/*
+ * Device events wait on ibpost_events for ibpost_events_work, which hands
+ * each to every client with an event callback, on the client's own list
+ * (struct ibpost_client_state's @events), in the order they came; each
+ * client's @event_work tells them under its lock. No client's lock is
+ * taken on the way, so a client busy in a callback delays only its own
+ * events.
+ */
+static DEFINE_SPINLOCK(ibpost_events_lock);
+static LIST_HEAD(ibpost_events);
+static void ibpost_events_dispatch(struct work_struct *work);
+static DECLARE_WORK(ibpost_events_work, ibpost_events_dispatch);
 
-	while ((st = ibpost_client_step(seq, false))) {
-		seq = st->seq;
+static void ibpost_dev_event_free(struct ibpost_dev_event *de)
+{
+	ibpost_dev_put(de->dev);
+	kfree(de);
+}
+
+/* A copy of @de for @st, unless @st is unregistering. */
+static void ibpost_client_queue_event(struct ibpost_client_state *st,
+				      const struct ibpost_dev_event *de)
+{
+	struct ibpost_dev_event *copy = kmalloc(sizeof(*copy), GFP_KERNEL);
+	bool queued = false;
+
+	if (!copy) {
+		pr_warn_ratelimited("client %s: %s event %s dropped: out of memory\n",
+				    st->client->name, de->dev->name,
+				    ib_event_msg(de->event.event));
+		return;
+	}
+	*copy = *de;
+	kref_get(&copy->dev->ref);
+	spin_lock_irq(&st->events_lock);
+	if (!st->events_closed) {
+		list_add_tail(&copy->node, &st->events);
+		queue_work(ibpost_event_wq, &st->event_work);
+		queued = true;
+	}
+	spin_unlock_irq(&st->events_lock);
+	if (!queued)
+		ibpost_dev_event_free(copy);
+}
+
+static void ibpost_events_dispatch(struct work_struct *work)
+{
+	struct ibpost_client_state *st;
+	struct ibpost_dev_event *de;
+	u64 seq;
+
+	for (;;) {
+		spin_lock_irq(&ibpost_events_lock);
+		de = list_first_entry_or_null(&ibpost_events,
+					      struct ibpost_dev_event, node);
+		if (de)
+			list_del(&de->node);
+		spin_unlock_irq(&ibpost_events_lock);
+		if (!de)
+			return;
+		seq = 0;
+		while ((st = ibpost_client_step(seq, false))) {
+			seq = st->seq;
+			if (st->client->event)
+				ibpost_client_queue_event(st, de);
+			ibpost_client_put(st);
+		}
+		ibpost_dev_event_free(de);
+	}
+}
+
+/*
+ * One client's events, in order, each told under the client's lock if the
+ * client was told of the device and neither is going.
+ */
+static void ibpost_client_event_work(struct work_struct *work)
+{
+	struct ibpost_client_state *st =
+		container_of(work, struct ibpost_client_state, event_work);
+	struct ibpost_dev_event *de;
+
+	for (;;) {
+		spin_lock_irq(&st->events_lock);
+		de = list_first_entry_or_null(&st->events,
+					      struct ibpost_dev_event, node);
+		if (de)
+			list_del(&de->node);
+		spin_unlock_irq(&st->events_lock);
+		if (!de)
+			return;
 		mutex_lock(&st->lock);
-		if (!st->going && st->client->event &&
-		    ibpost_client_told(st, de->dev) &&
+		if (!st->going && ibpost_client_told(st, de->dev) &&
 		    !test_bit(IBPOST_DEV_REMOVING, &de->dev->flags))
 			st->client->event(de->dev, &de->event);
 		mutex_unlock(&st->lock);
-		ibpost_client_put(st);
+		ibpost_dev_event_free(de);
 	}
-	ibpost_dev_put(de->dev);
-	kfree(de);
+}
+
+/* Unregistration: no event is queued for @st after this, none is told. */
+static void ibpost_client_close_events(struct ibpost_client_state *st)
+{
+	struct ibpost_dev_event *de, *tmp;
+
+	spin_lock_irq(&st->events_lock);
+	st->events_closed = true;
+	spin_unlock_irq(&st->events_lock);
+	cancel_work_sync(&st->event_work);
+	list_for_each_entry_safe(de, tmp, &st->events, node) {
+		list_del(&de->node);
+		ibpost_dev_event_free(de);
+	}
 }
 
 /*
  * ib_core's call, its event handler rwsem held: that rwsem is taken
  * under rtnl_mutex elsewhere, and a client's callbacks may create QPs
  * (provider calls that may take rtnl_mutex), so the clients are told from
- * a work item.
+ * work items.
  */
 static void ibpost_dev_event(struct ib_event_handler *handler,
 			     struct ib_event *event)
@@ -319,14 +445,20 @@ static void ibpost_dev_event(struct ib_event_handler *handler,
 	struct ibpost_dev *dev = container_of(handler, struct ibpost_dev,
 					      event_handler);
 	struct ibpost_dev_event *de = kmalloc(sizeof(*de), GFP_ATOMIC);
+	unsigned long flags;
 
-	if (!de)
+	if (!de) {
+		pr_warn_ratelimited("%s: event %s dropped: out of memory\n",
+				    dev->name, ib_event_msg(event->event));
 		return;
-	INIT_WORK(&de->work, ibpost_dev_event_work);
+	}
 	kref_get(&dev->ref);
 	de->dev = dev;
 	de->event = *event;
-	queue_work(ibpost_event_wq, &de->work);
+	spin_lock_irqsave(&ibpost_events_lock, flags);
+	list_add_tail(&de->node, &ibpost_events);
+	spin_unlock_irqrestore(&ibpost_events_lock, flags);
+	queue_work(ibpost_event_wq, &ibpost_events_work);
 }
 
 static int ibpost_add_one(struct ib_device *ibdev)
@@ -373,14 +505,15 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	list_add_tail(&dev->node, &ibpost_devs);
 	spin_unlock_irq(&ibpost_dev_lock);
 	mutex_unlock(&ibpost_clients_lock);
+	/* Events from now on: told to each client once told of the device. */
+	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, ibpost_dev_event);
+	ib_register_event_handler(&dev->event_handler);
 	/* Clients registering from here on tell themselves too. */
 	while ((st = ibpost_client_step(seq, false))) {
 		seq = st->seq;
 		ibpost_client_tell_add(st, dev);
 		ibpost_client_put(st);
 	}
-	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, ibpost_dev_event);
-	ib_register_event_handler(&dev->event_handler);
 	ibdev_dbg(ibdev, "ibpost: device added\n");
 	trace_ibpost_dev_add(ibdev);
 	return 0;

@@ -227,7 +227,7 @@ static int ibpost_get_comp(struct ibpost_queue *q, struct ibpost_comp *comp,
  * Context: Process context; sleeps interruptibly unless @timeout_jiffies
  * is 0.
  * Return: 1 with @comp filled, 0 on timeout, -ERESTARTSYS when a signal
- * arrived, -EINVAL when @qp has a send_done callback.
+ * arrived, -EINVAL when @qp has a send_done callback or is in ib_cqe mode.
  */
 int ibpost_get_send_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies)
@@ -247,7 +247,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_get_send_comp, IBPOST_NS);
  * Context: Process context; sleeps interruptibly unless @timeout_jiffies
  * is 0.
  * Return: 1 with @comp filled, 0 on timeout, -ERESTARTSYS when a signal
- * arrived, -EINVAL when @qp has a recv_done callback.
+ * arrived, -EINVAL when @qp has a recv_done callback or is in ib_cqe mode.
  */
 int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies)

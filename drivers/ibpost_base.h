@@ -121,9 +121,11 @@ struct dentry;
  *     (cancel_work_sync()) after the teardown, without qp->mutex.
  *   A device's event handler (client.c, ibpost_dev_event()): ib_core's
  *     event work, its event_handler_rwsem held for read (taken under
- *     rtnl_mutex elsewhere); takes no lock, queues a work item on
- *     ibpost_event_wq, which takes each client's lock in turn to tell
- *     it.
+ *     rtnl_mutex elsewhere); takes ibpost_events_lock (a leaf) to queue
+ *     the event for ibpost_events_work (ibpost_event_wq), which copies it
+ *     onto each client's queue (ibpost_clients_lock for the walk, the
+ *     client's events_lock, a leaf); each client's event_work tells it
+ *     under that client's lock.
  *   The QP's event handler (ibpost_qp_event()): any context, the
  *     provider's locks held; takes no lock, queues qp->event_work.
  *

@@ -555,8 +555,8 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		struct ibpost_slot *slot;
 
 		p.rule = ibpost_send_check_fast(qp, cur, !!sync, &size);
-		if (unlikely(!ibpost_queue_context_ok(q, cur->wr_cqe)) &&
-		    !sync && !p.rule)
+		if (!sync && !p.rule &&
+		    unlikely(!ibpost_queue_context_ok(q, cur->wr_cqe)))
 			p.rule = ibpost_not_a_cqe("post_send");
 		if (p.rule) {
 			p.ret = -EINVAL;

@@ -168,8 +168,9 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
 		return -EINVAL;
 	}
-	if (attr->ib_cqe && (attr->send_done || attr->recv_done)) {
-		pr_warn_ratelimited("qp_create: ib_cqe mode completes through each context's cqe->done: send_done and recv_done must be NULL\n");
+	if (attr->ib_cqe &&
+	    (attr->send_done || attr->recv_done || attr->release)) {
+		pr_warn_ratelimited("qp_create: ib_cqe mode completes through each context's cqe->done: send_done, recv_done and release must be NULL\n");
 		return -EINVAL;
 	}
 	/* A slot counts its WR's MRs in bytes (struct ibpost_slot). */

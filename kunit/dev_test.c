@@ -160,23 +160,45 @@ static void ibpost_dev_event_reaches_client(struct kunit *test)
 /*
  * A client whose add blocks holds up no other client: a second client
  * registers and is told of the device while the first one's add is still
- * blocked (the second add records that it saw it blocked), and both are
- * told remove once at their unregistration.
+ * blocked (the second add records that it saw it blocked), and hears of a
+ * device event meanwhile too (the same); the first hears of it once its
+ * add is over. A second registration of a client is refused; each is told
+ * remove once at its unregistration.
  */
 static struct {
 	struct ibpost_client client;
 	struct ibpost_dev *dev;
-	struct completion entered, release, done;
+	struct completion entered, release, done, event;
 	bool in_add;
-	int ret, removes;
+	int ret, removes, events;
 } slowc;
 
 static struct {
 	struct ibpost_client client;
 	struct ibpost_dev *dev;
-	int adds, removes;
-	bool saw_slow_blocked;
+	struct completion event;
+	int adds, removes, events;
+	bool saw_slow_blocked, event_saw_slow_blocked;
 } fastc;
+
+static void ibpost_test_slow_event(struct ibpost_dev *dev,
+				   const struct ib_event *event)
+{
+	if (dev != slowc.dev || event->event != IB_EVENT_PORT_ACTIVE)
+		return;
+	slowc.events++;
+	complete(&slowc.event);
+}
+
+static void ibpost_test_fast_event(struct ibpost_dev *dev,
+				   const struct ib_event *event)
+{
+	if (dev != fastc.dev || event->event != IB_EVENT_PORT_ACTIVE)
+		return;
+	fastc.events++;
+	fastc.event_saw_slow_blocked = READ_ONCE(slowc.in_add);
+	complete(&fastc.event);
+}
 
 static void ibpost_test_slow_add(struct ibpost_dev *dev)
 {
@@ -211,45 +233,68 @@ static void ibpost_test_fast_remove(struct ibpost_dev *dev)
 static int ibpost_test_slow_register(void *unused)
 {
 	slowc.ret = ibpost_register_client(&slowc.client);
-	complete(&slowc.done);
-	return 0;
+	kthread_complete_and_exit(&slowc.done, 0);
 }
 
 static void ibpost_slow_client_stalls_no_other(struct kunit *test)
 {
 	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ib_device *ibdev = ibpost_dev_ibdev(dev);
+	struct ib_event ev = {
+		.device = ibdev,
+		.event = IB_EVENT_PORT_ACTIVE,
+		.element.port_num = rdma_start_port(ibdev),
+	};
+	bool entered, done, fast_event, slow_event;
 	struct task_struct *t;
-	bool entered, done;
 
 	memset(&slowc, 0, sizeof(slowc));
 	memset(&fastc, 0, sizeof(fastc));
 	init_completion(&slowc.entered);
 	init_completion(&slowc.release);
 	init_completion(&slowc.done);
+	init_completion(&slowc.event);
+	init_completion(&fastc.event);
 	slowc.dev = dev;
 	slowc.client.name = "ibpost_kunit_slow";
 	slowc.client.add = ibpost_test_slow_add;
 	slowc.client.remove = ibpost_test_slow_remove;
+	slowc.client.event = ibpost_test_slow_event;
 	fastc.dev = dev;
 	fastc.client.name = "ibpost_kunit_fast";
 	fastc.client.add = ibpost_test_fast_add;
 	fastc.client.remove = ibpost_test_fast_remove;
+	fastc.client.event = ibpost_test_fast_event;
 
 	t = kthread_run(ibpost_test_slow_register, NULL, "ibpost-slowclient");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	entered = wait_for_completion_timeout(&slowc.entered, 5 * HZ);
 	KUNIT_EXPECT_EQ(test, 0, ibpost_register_client(&fastc.client));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_register_client(&fastc.client));
+	ib_dispatch_event(&ev);
+	fast_event = wait_for_completion_timeout(&fastc.event, 5 * HZ);
 	complete_all(&slowc.release);
 	done = wait_for_completion_timeout(&slowc.done, 20 * HZ);
-	KUNIT_ASSERT_TRUE_MSG(test, done, "the slow registration never ended");
+	KUNIT_EXPECT_TRUE_MSG(test, done, "the slow registration hangs");
+	if (!done)
+		wait_for_completion(&slowc.done);
+	slow_event = wait_for_completion_timeout(&slowc.event, 5 * HZ);
 	KUNIT_EXPECT_TRUE_MSG(test, entered, "the slow add never ran");
 	KUNIT_EXPECT_EQ(test, 1, fastc.adds);
 	KUNIT_EXPECT_TRUE_MSG(test, fastc.saw_slow_blocked,
 			      "the second add waited for the first");
+	KUNIT_EXPECT_TRUE_MSG(test, fast_event, "no event within 5 s");
+	KUNIT_EXPECT_TRUE_MSG(test, fastc.event_saw_slow_blocked,
+			      "the event waited for the first client's add");
+	KUNIT_EXPECT_TRUE_MSG(test, slow_event,
+			      "the first client never heard of the event");
+	KUNIT_EXPECT_EQ(test, 1, fastc.events);
+	KUNIT_EXPECT_EQ(test, 1, slowc.events);
 	ibpost_unregister_client(&fastc.client);
 	KUNIT_EXPECT_EQ(test, 1, fastc.removes);
-	KUNIT_ASSERT_EQ(test, 0, slowc.ret);
-	ibpost_unregister_client(&slowc.client);
+	KUNIT_EXPECT_EQ(test, 0, slowc.ret);
+	if (!slowc.ret)
+		ibpost_unregister_client(&slowc.client);
 	KUNIT_EXPECT_EQ(test, 1, slowc.removes);
 }
 

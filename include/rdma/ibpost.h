@@ -57,11 +57,15 @@ struct ibpost_client_state;
  *         delivers them to its event handlers; NULL: none
  * @state: internal, owned by ibpost while the client is registered
  *
+ * Zero-initialize it (a static or designated initializer, kzalloc()):
+ * fields the consumer does not set must be NULL.
+ *
  * The callbacks run in process context, one at a time per client, under
  * that client's own lock, never under a lock shared by all clients: a
  * client's slow callback does not hold up another client's registration
- * or its callbacks for other devices (a device arriving or leaving tells
- * the clients one after another, in registration order). They may
+ * or its callbacks for other devices, nor its events (a device arriving
+ * tells the clients one after another in registration order, a device
+ * leaving in the reverse order). They may
  * create and destroy QPs and take device references, but must not
  * register or unregister clients.
  */
@@ -124,10 +128,11 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *          in the other modes (signaled successes, every error and
  *          flush), through cqe->done(cq, wc) with wc->wr_cqe the
  *          consumer's own cqe, in the context @poll_ctx says. @cq is
- *          ibpost's CQ of that queue (its cq_context is ibpost's; NULL
- *          for a flush after the destroy freed it): find your request
- *          with container_of(wc->wr_cqe, ...). @send_done and @recv_done
- *          must be NULL. Outside this mode the wc a callback gets has
+ *          the queue's CQ (its cq_context, like wc->qp's qp_context, is
+ *          ibpost's; NULL for a flush after a destroy or a device
+ *          removal freed it): find your request with
+ *          container_of(wc->wr_cqe, ...). @send_done, @recv_done and
+ *          @release must be NULL. Outside this mode the wc a callback gets has
  *          wr_cqe NULL: ibpost's own entry is never shown.
  */
 struct ibpost_qp_attr {
