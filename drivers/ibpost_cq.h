@@ -12,17 +12,21 @@
 #include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 
+/*
+ * A CQ of ib_core's pool (cq->shared) is never freed by its users, so
+ * nothing waits for its polls: its other users may keep them coming.
+ */
 static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
 {
-	return cq && cq->poll_ctx == IB_POLL_SOFTIRQ &&
+	return cq && !cq->shared && cq->poll_ctx == IB_POLL_SOFTIRQ &&
 	       test_bit(IRQ_POLL_F_SCHED, &cq->iop.state);
 }
 
 /* Whether @a or @b (NULL: none) is polled in softirq (irq_poll). */
 static inline bool ibpost_cqs_softirq(struct ib_cq *a, struct ib_cq *b)
 {
-	return (a && a->poll_ctx == IB_POLL_SOFTIRQ) ||
-	       (b && b->poll_ctx == IB_POLL_SOFTIRQ);
+	return (a && !a->shared && a->poll_ctx == IB_POLL_SOFTIRQ) ||
+	       (b && !b->shared && b->poll_ctx == IB_POLL_SOFTIRQ);
 }
 
 /*

@@ -99,13 +99,19 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 {
 	/*
 	 * The entries each CQ holds: what it was created with at least (a
-	 * provider may round up, or, as ocrdma, leave cqe unset).
+	 * provider may round up, or, as ocrdma, leave cqe unset); of a
+	 * shared CQ, the QP's share.
 	 */
 	u32 scq = max_t(u32, qp->sq.cq->cqe, ibpost_qp_sq_wrs(qp));
 	u32 rcq = max_t(u32, qp->rq.cq->cqe, qp->attr.max_recv_wr + 1);
 	struct ib_qp_init_attr init = {};
 	struct ib_qp_attr qa;
 	int ret;
+
+	if (qp->attr.shared_cq) {
+		scq = qp->cq_share[0];
+		rcq = qp->cq_share[1];
+	}
 
 	ret = ib_query_qp(qp->rqp.ibqp, &qa, IB_QP_CAP, &init);
 	if (ret)
@@ -166,6 +172,10 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 	    attr->max_send_wr >= U32_MAX / 2 || attr->max_recv_wr >= U32_MAX / 2 ||
 	    attr->poll_ctx > IB_POLL_DIRECT) {
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
+		return -EINVAL;
+	}
+	if (attr->shared_cq && attr->poll_ctx == IB_POLL_DIRECT) {
+		pr_warn_ratelimited("qp_create: shared CQs are polled by ib_core, never IB_POLL_DIRECT\n");
 		return -EINVAL;
 	}
 	if (attr->ib_cqe &&
@@ -237,6 +247,46 @@ static void ibpost_count_gps(unsigned int gps)
 	atomic_long_add(gps, &ibpost_cq_grace_periods);
 }
 
+/*
+ * attr.shared_cq: the send and the receive CQ from ib_core's pool, on the
+ * QP's vector; the QP's share of each is what its queue may hold (as
+ * ibpost_qp_create_cqs() sizes its own). The pool's CQs have no
+ * cq_context: every handler finds its queue from wc->wr_cqe.
+ */
+static int ibpost_qp_get_shared_cqs(struct ibpost_qp *qp)
+{
+	struct ib_device *ibdev = qp->dev->ibdev;
+	struct ib_cq *cq;
+
+	qp->cq_share[0] = ibpost_qp_sq_wrs(qp);
+	cq = ib_cq_pool_get(ibdev, qp->cq_share[0], qp->attr.comp_vector,
+			    qp->attr.poll_ctx);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	qp->sq.cq = cq;
+	qp->rq.cq = NULL;
+	qp->cq_share[1] = qp->attr.max_recv_wr + 1;
+	cq = ib_cq_pool_get(ibdev, qp->cq_share[1], qp->attr.comp_vector,
+			    qp->attr.poll_ctx);
+	if (IS_ERR(cq)) {
+		ib_cq_pool_put(qp->sq.cq, qp->cq_share[0]);
+		return PTR_ERR(cq);
+	}
+	qp->rq.cq = cq;
+	qp->sq.cq_id = qp->sq.cq->res.id;
+	qp->rq.cq_id = cq->res.id;
+	qp->sq.dev_id = ibdev->index;
+	qp->rq.dev_id = ibdev->index;
+	return 0;
+}
+
+/* Give a QP's shares of the pool's CQs back: nothing waits, none is freed. */
+static void ibpost_qp_put_shared_cqs(struct ibpost_qp *qp)
+{
+	ib_cq_pool_put(qp->rq.cq, qp->cq_share[1]);
+	ib_cq_pool_put(qp->sq.cq, qp->cq_share[0]);
+}
+
 /* The send and the receive CQ, credited to the caller; qp_lock held. */
 static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 {
@@ -249,6 +299,8 @@ static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 		return ret;
 	qp->attr.comp_vector = ret;
 	qp->vec_counted = true;
+	if (qp->attr.shared_cq)
+		return ibpost_qp_get_shared_cqs(qp);
 	qp->sq.cq = __ib_alloc_cq(ibdev, &qp->sq, ibpost_qp_sq_wrs(qp),
 				  qp->attr.comp_vector, qp->attr.poll_ctx,
 				  qp->caller);
@@ -275,7 +327,10 @@ out_free_send_cq:
 /* Undo ibpost_qp_create_cqs(). */
 static void ibpost_qp_free_cqs(struct ibpost_qp *qp)
 {
-	ibpost_count_gps(ibpost_free_cqs(qp->rq.cq, qp->sq.cq));
+	if (qp->attr.shared_cq)
+		ibpost_qp_put_shared_cqs(qp);
+	else
+		ibpost_count_gps(ibpost_free_cqs(qp->rq.cq, qp->sq.cq));
 }
 
 /* The provider's QP on the QP's CQs, through rdma_cm when @id is set. */
@@ -764,8 +819,20 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
 	 * schedules one once the provider's QP is destroyed (the first
 	 * half); the test only covers a provider that still would.
 	 */
-	if (quiet && !ibpost_cq_poll_scheduled(qp->rq.cq) &&
-	    !ibpost_cq_poll_scheduled(qp->sq.cq)) {
+	if (qp->attr.shared_cq) {
+		/*
+		 * Not drained: the provider may still complete a WR of the
+		 * destroyed QP on a CQ that outlives it, through a slot of
+		 * this QP. Its memory is kept for good, said once.
+		 */
+		if (!qp->drained) {
+			qp->kept = true;
+			pr_warn_ratelimited("qp %u: not drained on shared CQs: its memory is kept for completions that may still come\n",
+					    qp->rqp.qpn);
+		}
+		ibpost_qp_put_shared_cqs(qp);
+	} else if (quiet && !ibpost_cq_poll_scheduled(qp->rq.cq) &&
+		   !ibpost_cq_poll_scheduled(qp->sq.cq)) {
 		ib_free_cq(qp->rq.cq);
 		ib_free_cq(qp->sq.cq);
 	} else {

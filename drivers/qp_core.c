@@ -100,8 +100,11 @@ void ibpost_qp_put(struct ibpost_qp *qp)
 	if (!refcount_dec_and_test(&qp->ref))
 		return;
 	dev = qp->dev;
-	ibpost_qp_free_rings(qp);
-	ibpost_qp_free(qp);
+	/* Kept for late completions on its shared CQs (qp.c): see there. */
+	if (!qp->kept) {
+		ibpost_qp_free_rings(qp);
+		ibpost_qp_free(qp);
+	}
 	ibpost_dev_put(dev);
 }
 

@@ -92,6 +92,11 @@ struct ibpost_seed_scratch {
  *             under dev->qp_lock
  * @cqs_claimed: a teardown frees those CQs, the removal's wait no longer
  *               reads them; under dev->qp_lock
+ * @cq_share: attr.shared_cq: the entries taken of each pool CQ ([0] send,
+ *            [1] receive), given back by ib_cq_pool_put()
+ * @kept: the drain did not return every WR of a QP on shared CQs: its
+ *        late completions may still come on them, so the QP's memory is
+ *        never freed
  * @removal_node: entry in a device removal's list of QPs whose CQs it
  *                left (that removal's own)
  * @ord: RC: the READs and atomics it may have outstanding as initiator
@@ -140,6 +145,8 @@ struct ibpost_qp {
 	bool cqs_left;
 	bool cqs_quiet;
 	bool cqs_claimed;
+	u32 cq_share[2];
+	bool kept;
 	struct list_head removal_node;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];

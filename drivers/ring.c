@@ -44,7 +44,8 @@
 #include "ring_post.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
-static void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc);
+static void ibpost_sq_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc);
+static void ibpost_sq_reclaim_done1(struct ib_cq *cq, struct ib_wc *wc);
 
 /*
  * A queue of @rqp, owned by @qp (handed to @done_fn, the consumer's
@@ -78,8 +79,8 @@ void ibpost_queue_slots_init(struct ibpost_queue *q)
 		q->slots[i].queue = q;
 	}
 	if (q->is_send) {
-		q->reclaim_cqe[0].done = ibpost_sq_reclaim_done;
-		q->reclaim_cqe[1].done = ibpost_sq_reclaim_done;
+		q->reclaim_cqe[0].done = ibpost_sq_reclaim_done0;
+		q->reclaim_cqe[1].done = ibpost_sq_reclaim_done1;
 	}
 }
 
@@ -578,12 +579,13 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
  */
 static bool ibpost_slot_stale(struct ibpost_queue *q,
 			      const struct ibpost_slot *slot,
-			      const struct ib_wc *wc)
+			      struct ib_cq *cq, const struct ib_wc *wc)
 	__must_hold(&q->lock)
 {
 	if (likely(slot->state == IBPOST_SLOT_POSTED && !slot->synthetic))
 		return false;
-	ibdev_warn_ratelimited(q->cq->device,
+	/* @cq, not q->cq: a QP kept on shared CQs has freed its own. */
+	ibdev_warn_ratelimited(cq->device,
 			       "ibpost: qp %u: %s completion (%s (%d), vendor_err %#x) for a WR no longer with the provider, ignored\n",
 			       q->rqp->qpn, q->is_send ? "send" : "recv",
 			       ib_wc_status_msg(wc->status), wc->status,
@@ -645,7 +647,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool deliver;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+	if (unlikely(ibpost_slot_stale(q, slot, cq, wc))) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
@@ -666,7 +668,7 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (unlikely(ibpost_slot_stale(q, slot, wc))) {
+	if (unlikely(ibpost_slot_stale(q, slot, cq, wc))) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
@@ -796,8 +798,8 @@ void ibpost_ring_reclaim_unblock(struct ibpost_queue *q, bool mine,
 
 /**
  * ibpost_sq_reclaim_done - the reclaim marker came back
- * @cq: the send CQ, whose context is the send queue
- * @wc: its completion, on one of q->reclaim_cqe
+ * @q: the send queue
+ * @wc: its completion, on one of @q->reclaim_cqe
  *
  * The unsignaled send WRs before the marker that reached the provider and
  * are still posted succeeded (flushed or run, the marker comes after
@@ -808,9 +810,8 @@ void ibpost_ring_reclaim_unblock(struct ibpost_queue *q, bool mine,
  *
  * Context: The send CQ's completion context.
  */
-static void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
+static void ibpost_sq_reclaim_done(struct ibpost_queue *q, struct ib_wc *wc)
 {
-	struct ibpost_queue *q = cq->cq_context;
 	unsigned long flags;
 	u32 pos;
 
@@ -831,6 +832,22 @@ static void ibpost_sq_reclaim_done(struct ib_cq *cq, struct ib_wc *wc)
 	q->reclaim_posted = false;
 	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->wait);
+}
+
+/*
+ * The two reclaim markers' handlers: the queue from the entry itself, as a
+ * CQ shared with other QPs (ib_core's pool) has no cq_context.
+ */
+static void ibpost_sq_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc)
+{
+	ibpost_sq_reclaim_done(container_of(wc->wr_cqe, struct ibpost_queue,
+					    reclaim_cqe[0]), wc);
+}
+
+static void ibpost_sq_reclaim_done1(struct ib_cq *cq, struct ib_wc *wc)
+{
+	ibpost_sq_reclaim_done(container_of(wc->wr_cqe, struct ibpost_queue,
+					    reclaim_cqe[1]), wc);
 }
 
 /*

@@ -172,6 +172,123 @@ static void ibpost_qp_create_on_comp_vector(struct kunit *test)
 	}
 }
 
+static const enum ib_poll_context qp_shared_ctxs[] = {
+	IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE,
+};
+
+static void qp_shared_ctx_desc(const enum ib_poll_context *p, char *desc)
+{
+	strscpy(desc, *p == IB_POLL_SOFTIRQ ? "softirq" : "workqueue",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(qp_shared_ctx, qp_shared_ctxs, qp_shared_ctx_desc);
+
+#define QP_SHARED_WRS	16
+
+/*
+ * Two pairs on the same vector take their CQs from ib_core's pool and
+ * share them (asserted). One pair's destroy and RESET, run while the
+ * other pair's WRs are in flight (asserted), flush only its own
+ * contexts, each once; the other pair's come back each once, with the
+ * data, and it keeps working after its neighbour left. IB_POLL_DIRECT
+ * cannot share.
+ */
+static void ibpost_qp_shared_cq_neighbours(struct kunit *test)
+{
+	enum ib_poll_context ctx =
+		*(const enum ib_poll_context *)test->param_value;
+	struct ibpost_qp_attr at1, at2;
+	struct ibpost_test_pair *p1, *p2;
+	struct ibpost_test_cb *c1, *c2;
+	struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET };
+	struct ib_cq *cq;
+	u32 in_flight;
+	int i;
+
+	c1 = ibpost_test_cb_attr(test, &at1);
+	c2 = ibpost_test_cb_attr(test, &at2);
+	at1.max_send_wr = 2 * QP_SHARED_WRS;
+	at1.max_recv_wr = 2 * QP_SHARED_WRS;
+	at1.poll_ctx = ctx;
+	at1.shared_cq = true;
+	at2.max_send_wr = at1.max_send_wr;
+	at2.max_recv_wr = at1.max_recv_wr;
+	at2.poll_ctx = ctx;
+	at2.shared_cq = true;
+	p1 = ibpost_test_pair(test, &at1);
+	p2 = ibpost_test_pair(test, &at2);
+	cq = ibpost_qp_ibqp(p1->a)->send_cq;
+	KUNIT_ASSERT_TRUE(test, cq->shared);
+	KUNIT_ASSERT_PTR_EQ_MSG(test, cq, ibpost_qp_ibqp(p2->a)->send_cq,
+				"the two pairs do not share their send CQ");
+	KUNIT_EXPECT_PTR_EQ(test, ibpost_qp_ibqp(p1->b)->recv_cq,
+			    ibpost_qp_ibqp(p2->b)->recv_cq);
+
+	/* The neighbour: four sends landed, twelve receives left. */
+	for (i = 0; i < QP_SHARED_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p2->b, CTX(QP_SHARED_WRS + i),
+						 (u8 *)p2->bbuf.buf + 64 * i,
+						 64, p2->bbuf.mr));
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p2->a, CTX(i),
+						 (u8 *)p2->abuf.buf + 64 * i,
+						 64, p2->abuf.mr,
+						 IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 8, ibpost_test_cb_wait(c2, 8));
+
+	ibpost_test_fill(p1->abuf.buf, QP_SHARED_WRS * 64, 0x5ca);
+	ibpost_test_fill(p1->bbuf.buf, QP_SHARED_WRS * 64, 0xbad);
+	for (i = 0; i < QP_SHARED_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p1->b, CTX(QP_SHARED_WRS + i),
+						 (u8 *)p1->bbuf.buf + 64 * i,
+						 64, p1->bbuf.mr));
+	for (i = 0; i < QP_SHARED_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p1->a, CTX(i),
+						 (u8 *)p1->abuf.buf + 64 * i,
+						 64, p1->abuf.mr,
+						 IB_SEND_SIGNALED));
+	in_flight = ibpost_test_in_use(p1->a, true) +
+		    ibpost_test_in_use(p1->b, false);
+	ibpost_qp_destroy(p2->b);
+	p2->b = NULL;
+	KUNIT_EXPECT_EQ(test, 0, ibpost_qp_modify(p2->a, &reset,
+						  IB_QP_STATE));
+	KUNIT_EXPECT_GT_MSG(test, in_flight, 0U,
+			    "the neighbour left with nothing in flight");
+
+	KUNIT_EXPECT_EQ(test, 8 + QP_SHARED_WRS - 4, ibpost_test_cb_calls(c2));
+	KUNIT_EXPECT_EQ(test, QP_SHARED_WRS - 4, c2->flushed);
+	KUNIT_EXPECT_EQ(test, 0, c2->dups);
+	KUNIT_EXPECT_EQ(test, 2 * QP_SHARED_WRS,
+			ibpost_test_cb_wait(c1, 2 * QP_SHARED_WRS));
+	KUNIT_EXPECT_EQ(test, 2 * QP_SHARED_WRS, c1->success);
+	KUNIT_EXPECT_EQ(test, 0, c1->dups);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p1->abuf.buf, p1->bbuf.buf,
+					QP_SHARED_WRS * 64));
+
+	/* Alone on the CQs now: a send and its receive, once each. */
+	bitmap_zero(c1->seen, IBPOST_TEST_CB_N);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p1->b, CTX(1),
+						  p1->bbuf.buf, 64,
+						  p1->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p1->a, CTX(0),
+						  p1->abuf.buf, 64,
+						  p1->abuf.mr,
+						  IB_SEND_SIGNALED));
+	KUNIT_EXPECT_EQ(test, 2 * QP_SHARED_WRS + 2,
+			ibpost_test_cb_wait(c1, 2 * QP_SHARED_WRS + 2));
+	KUNIT_EXPECT_EQ(test, 0, c1->dups);
+
+	at2.poll_ctx = IB_POLL_DIRECT;
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			PTR_ERR(ibpost_qp_create(p1->dev, &at2)));
+}
+
 static void ibpost_qp_connect_loopback_reaches_rts(struct kunit *test)
 {
 	struct ibpost_dev *dev = ibpost_test_dev(test);
@@ -569,6 +686,7 @@ static struct kunit_case ibpost_qp_cases[] = {
 	KUNIT_CASE(ibpost_qp_create_keeps_priv),
 	KUNIT_CASE(ibpost_qp_create_rejects_bad_attr),
 	KUNIT_CASE(ibpost_qp_create_on_comp_vector),
+	KUNIT_CASE_PARAM(ibpost_qp_shared_cq_neighbours, qp_shared_ctx_gen_params),
 	KUNIT_CASE(ibpost_qp_connect_loopback_reaches_rts),
 	KUNIT_CASE(ibpost_qp_connect_loopback_rejects_ud),
 	KUNIT_CASE_PARAM(ibpost_qp_destroy_returns_every_context,

@@ -134,6 +134,12 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *          container_of(wc->wr_cqe, ...). @send_done, @recv_done and
  *          @release must be NULL. Outside this mode the wc a callback gets has
  *          wr_cqe NULL: ibpost's own entry is never shown.
+ * @shared_cq: take both CQs from ib_core's CQ pool (ib_cq_pool_get()) on
+ *             @comp_vector and @poll_ctx, shared with the other QPs (of
+ *             any ULP) that take them there, as ULPs with a QP per CPU
+ *             do; the QP's share is its queue depths. Not with
+ *             IB_POLL_DIRECT (-EINVAL). Drain, RESET, destroy and device
+ *             removal of one QP leave its CQs' other QPs undisturbed.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -153,6 +159,7 @@ struct ibpost_qp_attr {
 	int comp_vector;
 	void (*event)(struct ibpost_qp *qp, enum ib_event_type event);
 	bool ib_cqe;
+	bool shared_cq;
 };
 
 /* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
