@@ -145,6 +145,7 @@ bool ibpost_drain(struct ibpost_qp *qp)
 			   "ibpost: QP %u cannot be moved to ERR: %d\n",
 			   qp->rqp.ibqp->qp_num, ret);
 		trace_ibpost_drain_end(qp, ret, ret);
+		qp->drain_failed = true;
 		return false;
 	}
 
@@ -156,5 +157,8 @@ bool ibpost_drain(struct ibpost_qp *qp)
 			   "ibpost: QP %u did not drain (send %s, recv %s); returning its contexts as flushed\n",
 			   qp->rqp.ibqp->qp_num, sq ? "stuck" : "ok",
 			   rq ? "stuck" : "ok");
+	/* For good: a late marker may satisfy a later drain's wait. */
+	if (sq || rq)
+		qp->drain_failed = true;
 	return !sq && !rq;
 }

@@ -174,6 +174,16 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
 		return -EINVAL;
 	}
+	/*
+	 * siw completes a WR posted in ERR ahead of the earlier WRs'
+	 * flushes: a drained QP may still have completions to come on a CQ
+	 * that outlives it.
+	 */
+	if (attr->shared_cq && ibpost_dev_iwarp(dev)) {
+		pr_warn_ratelimited("qp_create: %s is an iWARP device: no shared CQs (its drain cannot prove a QP's last completion polled)\n",
+				    dev->name);
+		return -EOPNOTSUPP;
+	}
 	if (attr->shared_cq && attr->poll_ctx == IB_POLL_DIRECT) {
 		pr_warn_ratelimited("qp_create: shared CQs are polled by ib_core, never IB_POLL_DIRECT\n");
 		return -EINVAL;
@@ -259,13 +269,19 @@ static int ibpost_qp_get_shared_cqs(struct ibpost_qp *qp)
 	struct ib_cq *cq;
 
 	qp->cq_share[0] = ibpost_qp_sq_wrs(qp);
+	qp->cq_share[1] = qp->attr.max_recv_wr + 1;
+	/* ib_cq_pool_get() would allocate CQs without end for more. */
+	if (max(qp->cq_share[0], qp->cq_share[1]) > ibdev->attrs.max_cqe) {
+		pr_warn_ratelimited("qp_create: a shared CQ holds at most %d entries on %s\n",
+				    ibdev->attrs.max_cqe, qp->dev->name);
+		return -EINVAL;
+	}
 	cq = ib_cq_pool_get(ibdev, qp->cq_share[0], qp->attr.comp_vector,
 			    qp->attr.poll_ctx);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	qp->sq.cq = cq;
 	qp->rq.cq = NULL;
-	qp->cq_share[1] = qp->attr.max_recv_wr + 1;
 	cq = ib_cq_pool_get(ibdev, qp->cq_share[1], qp->attr.comp_vector,
 			    qp->attr.poll_ctx);
 	if (IS_ERR(cq)) {
@@ -825,8 +841,10 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
 		 * destroyed QP on a CQ that outlives it, through a slot of
 		 * this QP. Its memory is kept for good, said once.
 		 */
-		if (!qp->drained) {
+		if (!qp->drained || qp->drain_failed) {
 			qp->kept = true;
+			/* Its handlers are ibpost's code: no unload. */
+			__module_get(THIS_MODULE);
 			pr_warn_ratelimited("qp %u: not drained on shared CQs: its memory is kept for completions that may still come\n",
 					    qp->rqp.qpn);
 		}

@@ -104,6 +104,9 @@ void ibpost_qp_put(struct ibpost_qp *qp)
 	if (!qp->kept) {
 		ibpost_qp_free_rings(qp);
 		ibpost_qp_free(qp);
+	} else if (qp->vec_counted) {
+		ibpost_dev_vector_put(dev, qp->attr.comp_vector);
+		qp->vec_counted = false;
 	}
 	ibpost_dev_put(dev);
 }

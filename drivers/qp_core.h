@@ -94,6 +94,8 @@ struct ibpost_seed_scratch {
  *               reads them; under dev->qp_lock
  * @cq_share: attr.shared_cq: the entries taken of each pool CQ ([0] send,
  *            [1] receive), given back by ib_cq_pool_put()
+ * @drain_failed: a drain of the QP (RESET, teardown) ever timed out or
+ *                could not start: a marker's completion may still come
  * @kept: the drain did not return every WR of a QP on shared CQs: its
  *        late completions may still come on them, so the QP's memory is
  *        never freed
@@ -146,6 +148,7 @@ struct ibpost_qp {
 	bool cqs_quiet;
 	bool cqs_claimed;
 	u32 cq_share[2];
+	bool drain_failed;
 	bool kept;
 	struct list_head removal_node;
 	u8 ord;

@@ -438,9 +438,12 @@ ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
 
 static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
 {
+	/* NULL once freed: a QP kept on shared CQs (qp.c) may log later. */
+	struct ib_cq *cq = READ_ONCE(q->cq);
+
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
 		return;
-	ibdev_err_ratelimited(q->cq->device,
+	ibdev_err_ratelimited(cq ? cq->device : NULL,
 			      "ibpost: qp %u: %s completion failed: %s (%d), vendor_err %#x\n",
 			      q->rqp->qpn, q->is_send ? "send" : "recv",
 			      ib_wc_status_msg(wc->status), wc->status,

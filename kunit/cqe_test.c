@@ -140,7 +140,9 @@ static struct ibpost_test_pair *cqe_pair(struct kunit *test,
  * Receives and sends on an ib_cqe pair: each signaled send and each
  * receive comes back once through its own cqe's done, with the data; an
  * unsignaled send that succeeds does not; the receives still posted when
- * the QP is destroyed come back flushed, through their done too.
+ * the QP goes to ERR come back flushed, and those posted in ERR (which
+ * ibpost flushes itself), through their done too, none again at the
+ * destroy.
  */
 static void ibpost_cqe_completes_through_done(struct kunit *test)
 {
@@ -148,6 +150,7 @@ static void ibpost_cqe_completes_through_done(struct kunit *test)
 		*(const enum ib_poll_context *)test->param_value;
 	struct cqe_run *run = cqe_run_new(test);
 	struct ibpost_test_pair *p = cqe_pair(test, ctx);
+	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
 	u8 *src = p->abuf.buf, *dst = p->bbuf.buf;
 	int i, signaled = 0, want;
 
@@ -185,15 +188,32 @@ static void ibpost_cqe_completes_through_done(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(src, dst, CQE_WRS * CQE_LEN));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&run->strays));
 
-	/* The receives left: flushed by the destroy, each through done. */
-	ibpost_qp_destroy(p->b);
-	p->b = NULL;
+	/*
+	 * b to ERR: the receives left come back flushed by the provider,
+	 * and two posted in ERR flushed by ibpost itself (its flush worker,
+	 * or the DIRECT poll), each through its done.
+	 */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_qp_modify(p->b, &err, IB_QP_STATE));
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, &run->bad[i].cqe,
+						 dst + i * CQE_LEN, CQE_LEN,
+						 p->bbuf.mr));
+	want += CQE_WRS + 2;
+	KUNIT_EXPECT_EQ(test, want, cqe_wait(p, run, ctx, want));
 	for (i = CQE_WRS; i < 2 * CQE_WRS; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, 1, run->recv[i].calls, "recv %d", i);
 		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, run->recv[i].status);
 	}
-	/* Nothing came back twice, nor at all for the unsignaled sends. */
-	KUNIT_EXPECT_EQ(test, want + CQE_WRS, atomic_read(&run->calls));
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, 1, run->bad[i].calls, "in ERR %d", i);
+		KUNIT_EXPECT_EQ(test, IB_WC_WR_FLUSH_ERR, run->bad[i].status);
+	}
+	/* Nothing comes back twice, at the destroy or before. */
+	ibpost_qp_destroy(p->b);
+	p->b = NULL;
+	KUNIT_EXPECT_EQ(test, want, atomic_read(&run->calls));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&run->strays));
 }
 
 /* A send_done, which ib_cqe mode does not take. */

@@ -171,6 +171,7 @@ static struct {
 	struct completion entered, release, done, event;
 	bool in_add;
 	int ret, removes, events;
+	bool event_in_add;
 } slowc;
 
 static struct {
@@ -187,6 +188,7 @@ static void ibpost_test_slow_event(struct ibpost_dev *dev,
 	if (dev != slowc.dev || event->event != IB_EVENT_PORT_ACTIVE)
 		return;
 	slowc.events++;
+	slowc.event_in_add |= READ_ONCE(slowc.in_add);
 	complete(&slowc.event);
 }
 
@@ -290,6 +292,8 @@ static void ibpost_slow_client_stalls_no_other(struct kunit *test)
 			      "the first client never heard of the event");
 	KUNIT_EXPECT_EQ(test, 1, fastc.events);
 	KUNIT_EXPECT_EQ(test, 1, slowc.events);
+	KUNIT_EXPECT_FALSE_MSG(test, slowc.event_in_add,
+			       "the first client heard of the event inside its add");
 	ibpost_unregister_client(&fastc.client);
 	KUNIT_EXPECT_EQ(test, 1, fastc.removes);
 	KUNIT_EXPECT_EQ(test, 0, slowc.ret);

@@ -138,8 +138,10 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *             @comp_vector and @poll_ctx, shared with the other QPs (of
  *             any ULP) that take them there, as ULPs with a QP per CPU
  *             do; the QP's share is its queue depths. Not with
- *             IB_POLL_DIRECT (-EINVAL). Drain, RESET, destroy and device
- *             removal of one QP leave its CQs' other QPs undisturbed.
+ *             IB_POLL_DIRECT (-EINVAL), on iWARP (-EOPNOTSUPP) or
+ *             beyond the device's max_cqe (-EINVAL). Drain, RESET,
+ *             destroy and device removal of one QP leave its CQs' other
+ *             QPs undisturbed.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
