@@ -539,7 +539,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 				      .send = true };
 	struct ibpost_queue *q = p.q;
 	const struct ib_send_wr *cur, *next;
-	bool sink, faults;
+	bool sink, faults, cqe;
 	size_t size;
 	u32 used;
 	int nuse;
@@ -551,12 +551,14 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 	used = q->head - q->tail;
 	/* ibpost's own WRs are never refused by fault injection. */
 	faults = !sync && ibpost_fault_armed();
+	/* ib_cqe mode, read once: ibpost's own WRs carry no ib_cqe. */
+	cqe = !sync && q->cqe;
 	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
 		p.rule = ibpost_send_check_fast(qp, cur, !!sync, &size);
-		if (!sync && !p.rule &&
-		    unlikely(!ibpost_queue_context_ok(q, cur->wr_cqe)))
+		if (unlikely(cqe) && !p.rule &&
+		    !ibpost_queue_context_ok(q, cur->wr_cqe))
 			p.rule = ibpost_not_a_cqe("post_send");
 		if (p.rule) {
 			p.ret = -EINVAL;
@@ -693,7 +695,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 				      .send = false };
 	struct ibpost_queue *q = p.q;
 	const struct ib_recv_wr *cur, *next;
-	bool faults;
+	bool faults, cqe;
 	u32 used;
 	int nuse;
 	u8 nhit;
@@ -703,6 +705,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 	ibpost_post_begin(&p, qp, wr);
 	used = q->head - q->tail;
 	faults = ibpost_fault_armed();
+	cqe = q->cqe;	/* ib_cqe mode, read once */
 	for (cur = wr; cur && !p.ret; cur = next) {
 		struct ibpost_slot *slot;
 
@@ -720,7 +723,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 			p.rule = IBPOST_RULE_NO_SG_LIST;
 			break;
 		}
-		if (unlikely(!ibpost_queue_context_ok(q, cur->wr_cqe))) {
+		if (unlikely(cqe) && !ibpost_queue_context_ok(q, cur->wr_cqe)) {
 			p.ret = -EINVAL;
 			p.rule = ibpost_not_a_cqe("post_recv");
 			break;
