@@ -338,6 +338,20 @@ static void ibpost_dev_event_free(struct ibpost_dev_event *de)
 	kfree(de);
 }
 
+/* The first event on @list, taken off it under @lock; or NULL. */
+static struct ibpost_dev_event *ibpost_dev_event_pop(spinlock_t *lock,
+						     struct list_head *list)
+{
+	struct ibpost_dev_event *de;
+
+	spin_lock_irq(lock);
+	de = list_first_entry_or_null(list, struct ibpost_dev_event, node);
+	if (de)
+		list_del(&de->node);
+	spin_unlock_irq(lock);
+	return de;
+}
+
 /* A copy of @de for @st, unless @st is unregistering. */
 static void ibpost_client_queue_event(struct ibpost_client_state *st,
 				      const struct ibpost_dev_event *de)
@@ -370,15 +384,8 @@ static void ibpost_events_dispatch(struct work_struct *work)
 	struct ibpost_dev_event *de;
 	u64 seq;
 
-	for (;;) {
-		spin_lock_irq(&ibpost_events_lock);
-		de = list_first_entry_or_null(&ibpost_events,
-					      struct ibpost_dev_event, node);
-		if (de)
-			list_del(&de->node);
-		spin_unlock_irq(&ibpost_events_lock);
-		if (!de)
-			return;
+	while ((de = ibpost_dev_event_pop(&ibpost_events_lock,
+					  &ibpost_events))) {
 		seq = 0;
 		while ((st = ibpost_client_step(seq, false))) {
 			seq = st->seq;
@@ -400,15 +407,7 @@ static void ibpost_client_event_work(struct work_struct *work)
 		container_of(work, struct ibpost_client_state, event_work);
 	struct ibpost_dev_event *de;
 
-	for (;;) {
-		spin_lock_irq(&st->events_lock);
-		de = list_first_entry_or_null(&st->events,
-					      struct ibpost_dev_event, node);
-		if (de)
-			list_del(&de->node);
-		spin_unlock_irq(&st->events_lock);
-		if (!de)
-			return;
+	while ((de = ibpost_dev_event_pop(&st->events_lock, &st->events))) {
 		mutex_lock(&st->lock);
 		if (!st->going && ibpost_client_told(st, de->dev) &&
 		    !test_bit(IBPOST_DEV_REMOVING, &de->dev->flags))

@@ -558,7 +558,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 
 		p.rule = ibpost_send_check_fast(qp, cur, !!sync, &size);
 		if (unlikely(cqe) && !p.rule &&
-		    !ibpost_queue_context_ok(q, cur->wr_cqe))
+		    !ibpost_context_is_cqe(cur->wr_cqe))
 			p.rule = ibpost_not_a_cqe("post_send");
 		if (p.rule) {
 			p.ret = -EINVAL;
@@ -723,7 +723,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 			p.rule = IBPOST_RULE_NO_SG_LIST;
 			break;
 		}
-		if (unlikely(cqe) && !ibpost_queue_context_ok(q, cur->wr_cqe)) {
+		if (unlikely(cqe) && !ibpost_context_is_cqe(cur->wr_cqe)) {
 			p.ret = -EINVAL;
 			p.rule = ibpost_not_a_cqe("post_recv");
 			break;

@@ -375,16 +375,16 @@ static inline bool ibpost_queue_calls_back(const struct ibpost_queue *q)
 }
 
 /*
- * Whether @context may be posted on @q: in ib_cqe mode it must be a
- * struct ib_cqe with a done callback, since every WR may come back (an
- * error or a flush completes even an unsignaled one).
+ * Whether @context is a usable ib_cqe, as every context posted on a queue
+ * in ib_cqe mode (@q->cqe) must be: any WR may come back (an error or a
+ * flush completes even an unsignaled one). The post path tests the mode
+ * once per post, then this per WR.
  */
-static inline bool ibpost_queue_context_ok(const struct ibpost_queue *q,
-					   const void *context)
+static inline bool ibpost_context_is_cqe(const void *context)
 {
 	const struct ib_cqe *cqe = context;
 
-	return !q->cqe || (cqe && cqe->done);
+	return cqe && cqe->done;
 }
 
 /*
