@@ -474,6 +474,7 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	mutex_init(&dev->qp_lock);
 	INIT_LIST_HEAD(&dev->node);
 	INIT_LIST_HEAD(&dev->qps);
+	INIT_LIST_HEAD(&dev->srqs);
 	spin_lock_init(&dev->mr_lock);
 	INIT_LIST_HEAD(&dev->mrs);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));

@@ -247,11 +247,15 @@ EXPORT_SYMBOL_NS_GPL(ibpost_get_send_comp, IBPOST_NS);
  * Context: Process context; sleeps interruptibly unless @timeout_jiffies
  * is 0.
  * Return: 1 with @comp filled, 0 on timeout, -ERESTARTSYS when a signal
- * arrived, -EINVAL when @qp has a recv_done callback or is in ib_cqe mode.
+ * arrived, -EINVAL when @qp has a recv_done callback, is in ib_cqe mode or
+ * takes its receives from an SRQ.
  */
 int ibpost_get_recv_comp(struct ibpost_qp *qp, struct ibpost_comp *comp,
 			 long timeout_jiffies)
 {
+	/* Its receives complete through the SRQ's callback. */
+	if (qp->attr.srq)
+		return -EINVAL;
 	return ibpost_get_comp(&qp->rq, comp, timeout_jiffies);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_get_recv_comp, IBPOST_NS);

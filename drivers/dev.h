@@ -33,6 +33,7 @@ enum {
  *           device's provider objects (@ibdev, @pd) while it is held;
  *           never held while a consumer callback runs
  * @qps: every QP on the device whose provider objects may still exist
+ * @srqs: every shared receive queue on the device not yet destroyed
  * @nr_qps: length of @qps, for debugfs
  * @mr_lock: protects @mrs
  * @mrs: every live MR registered on the device
@@ -55,6 +56,7 @@ struct ibpost_dev {
 	u64 seq;
 	struct mutex qp_lock;	/* see the kernel-doc above */
 	struct list_head qps;
+	struct list_head srqs;
 	unsigned int nr_qps;
 	spinlock_t mr_lock;	/* protects @mrs */
 	struct list_head mrs;

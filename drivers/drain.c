@@ -150,7 +150,8 @@ bool ibpost_drain(struct ibpost_qp *qp)
 	}
 
 	sq = ibpost_marker_drain(qp, true);
-	rq = ibpost_marker_drain(qp, false);
+	/* An SRQ QP takes no receive: the teardown reaps its CQ instead. */
+	rq = qp->attr.srq ? 0 : ibpost_marker_drain(qp, false);
 	trace_ibpost_drain_end(qp, sq, rq);
 	if (sq || rq)
 		ibdev_warn(qp->dev->ibdev,

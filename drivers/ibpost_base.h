@@ -69,6 +69,16 @@ struct dentry;
  *   dev->qp_lock -> ibpost_cm_lock ibpost_cm_attach() at QP creation
  *   q->lock -> dev->mr_lock        the post path's ibpost_mr_lookup()
  *                                  and __ibpost_mr_pin()
+ *   qp->mutex -> srq->mutex        ibpost_srq_arm() from a DIRECT
+ *                                  callback, a teardown's reap
+ *   srq->mutex -> q->lock          an SRQ's teardown (its ring's lock)
+ *
+ * An SRQ's ring lock is a queue lock like a QP's. srq->mutex is a leaf
+ * but for its ring's lock: held around the provider SRQ's destroy and
+ * modify only, never around a callback (ibpost_srq_arm() may come from a
+ * callback under a QP's mutex). The SRQ's own flushes run after it is
+ * dropped; a callback of theirs that destroys or arms that SRQ is
+ * refused (-EWOULDBLOCK).
  *
  * The queue locks share one lockdep class: no two are ever held
  * together. Device removal drops dev->qp_lock before each QP's
@@ -80,6 +90,10 @@ struct dentry;
  *
  * Callbacks and work items, their context and the locks held:
  *
+ *   an SRQ's recv_done (or a context's cqe->done): as a receive callback
+ *     of the QP that took the WR, run by that QP's CQ (or its teardown's
+ *     reap, under its qp->mutex); the SRQ's own flushes at its teardown
+ *     with no ibpost lock, bottom halves off for an IB_POLL_SOFTIRQ SRQ.
  *   consumer send_done/recv_done: never under q->lock, dev->qp_lock or
  *     dev->mr_lock (the slot is released first). From the CQ's own
  *     context (IB_POLL_SOFTIRQ: softirq; IB_POLL_WORKQUEUE and
@@ -165,6 +179,7 @@ enum ibpost_rule {
 	IBPOST_RULE_FAULT_INJECTED,
 	IBPOST_RULE_PROVIDER,		/* the provider refused it */
 	IBPOST_RULE_NOT_A_CQE,		/* ib_cqe mode: no ib_cqe, no done */
+	IBPOST_RULE_SRQ_QP,		/* receives of an SRQ's QP: to the SRQ */
 };
 
 /* fault.c */

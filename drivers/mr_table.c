@@ -12,6 +12,7 @@
 
 #include "mr_table.h"
 #include "qp_core.h"
+#include "srq.h"
 /*
  * The live MR of @dev that holds @sge, with a user counted, or NULL.
  * Only from __ibpost_mr_find(), under the queue's lock (asserted there).
@@ -98,7 +99,7 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 	lockdep_assert_held(&q->lock);
 	/* The hit, live again, or whichever MR holds @sge now. */
 	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
-		mr = ibpost_mr_lookup(q->qp->dev, sge);
+		mr = ibpost_mr_lookup(q->dev, sge);
 	if (mr)
 		ibpost_ring_hit_adopt(q, &mr->use);
 	return mr;
@@ -118,7 +119,7 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
 {
 	lockdep_assert_held(&q->lock);
-	if (!mr || mr->dev != q->qp->dev ||
+	if (!mr || mr->dev != q->dev ||
 	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
 		return NULL;
 	ibpost_ring_hit_adopt(q, &mr->use);
@@ -144,6 +145,7 @@ static void ibpost_mr_forget_hit(struct ibpost_queue *q,
 void ibpost_mr_forget_hits(struct ibpost_dev *dev, struct ibpost_mr *mr)
 	__must_hold(&dev->qp_lock)
 {
+	struct ibpost_srq *srq;
 	struct ibpost_qp *qp;
 
 	lockdep_assert_held(&dev->qp_lock);
@@ -151,6 +153,8 @@ void ibpost_mr_forget_hits(struct ibpost_dev *dev, struct ibpost_mr *mr)
 		ibpost_mr_forget_hit(&qp->sq, mr);
 		ibpost_mr_forget_hit(&qp->rq, mr);
 	}
+	list_for_each_entry(srq, &dev->srqs, node)
+		ibpost_mr_forget_hit(&srq->rq, mr);
 }
 
 /*

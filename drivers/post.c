@@ -72,6 +72,7 @@
 #include "mr_table.h"
 #include "ibpost_trace.h"
 #include "ring_post.h"
+#include "srq.h"
 
 #define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
 			   IB_SEND_FENCE | IB_SEND_SOLICITED)
@@ -684,6 +685,84 @@ int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
 
+/*
+ * The receive loop of a post call on @p->q, a QP's receive queue or a
+ * shared receive queue's, q->lock held and the post begun: check, claim
+ * and stage each WR of @wr from the first (of at most @max_sge SGEs),
+ * and hand full batches on, until a WR is refused (@p->ret) or, with
+ * @one, after the first. Return: the WR it stopped at.
+ * Forced inline: the body of both receive posts, as for the send side.
+ */
+static __always_inline const struct ib_recv_wr *
+ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
+		 u32 max_sge, struct ibpost_mr **mrs, const bool one)
+	__must_hold(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+	const struct ib_recv_wr *cur, *next;
+	u32 used = q->head - q->tail;
+	bool faults = ibpost_fault_armed();
+	bool cqe = q->cqe;	/* ib_cqe mode, read once */
+	int nuse;
+	u8 nhit;
+
+	for (cur = wr; cur && !p->ret; cur = next) {
+		struct ibpost_slot *slot;
+
+		if (cur->num_sge < 0 || cur->num_sge > max_sge) {
+			pr_warn_ratelimited("post_recv: num_sge %d exceeds the granted %u\n",
+					    cur->num_sge, max_sge);
+			p->ret = -EINVAL;
+			p->rule = IBPOST_RULE_TOO_MANY_SGES;
+			break;
+		}
+		if (cur->num_sge && !cur->sg_list) {
+			pr_warn_ratelimited("post_recv: num_sge %d without an sg_list\n",
+					    cur->num_sge);
+			p->ret = -EINVAL;
+			p->rule = IBPOST_RULE_NO_SG_LIST;
+			break;
+		}
+		if (unlikely(cqe) && !ibpost_context_is_cqe(cur->wr_cqe)) {
+			p->ret = -EINVAL;
+			p->rule = ibpost_not_a_cqe("post_recv");
+			break;
+		}
+		nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
+				     used + p->n, &nhit);
+		if (nuse < 0) {
+			p->ret = nuse;
+			p->rule = IBPOST_RULE_SGE_OUTSIDE_MR;
+			break;
+		}
+		if (used + p->n >= q->depth) {
+			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
+			trace_ibpost_slots_exhausted(q, used + p->n);
+			p->ret = -ENOMEM;
+			p->rule = IBPOST_RULE_NO_SLOT;
+			break;
+		}
+		p->ret = ibpost_fault_check(faults);
+		if (p->ret) {
+			ibpost_ring_uses_put(q,
+					     ibpost_next_uses(q, used + p->n),
+					     nuse, nhit);
+			p->rule = IBPOST_RULE_FAULT_INJECTED;
+			break;
+		}
+		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
+					 true, true);
+		slot->nuse = nuse;
+		slot->nhit = nhit;
+		slot->sync = NULL;
+		ibpost_ring_stage_recv(p, slot, cur);
+		next = one ? NULL : cur->next;
+		p->n++;
+		ibpost_ring_post_staged(p, next);
+	}
+	return cur;
+}
+
 /* The same for ibpost_post_recv_mrs(). */
 static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 					      const struct ib_recv_wr *wr,
@@ -693,74 +772,20 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 {
 	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->rq,
 				      .send = false };
-	struct ibpost_queue *q = p.q;
-	const struct ib_recv_wr *cur, *next;
-	bool faults, cqe;
-	u32 used;
-	int nuse;
-	u8 nhit;
+	const struct ib_recv_wr *stop;
 
-	spin_lock_irqsave(&q->lock, p.flags);
-	ibpost_queue_count_post(q, one);
+	spin_lock_irqsave(&p.q->lock, p.flags);
+	ibpost_queue_count_post(p.q, one);
 	ibpost_post_begin(&p, qp, wr);
-	used = q->head - q->tail;
-	faults = ibpost_fault_armed();
-	cqe = q->cqe;	/* ib_cqe mode, read once */
-	for (cur = wr; cur && !p.ret; cur = next) {
-		struct ibpost_slot *slot;
-
-		if (cur->num_sge < 0 || cur->num_sge > qp->attr.max_recv_sge) {
-			pr_warn_ratelimited("post_recv: num_sge %d exceeds the granted %u\n",
-					    cur->num_sge, qp->attr.max_recv_sge);
-			p.ret = -EINVAL;
-			p.rule = IBPOST_RULE_TOO_MANY_SGES;
-			break;
-		}
-		if (cur->num_sge && !cur->sg_list) {
-			pr_warn_ratelimited("post_recv: num_sge %d without an sg_list\n",
-					    cur->num_sge);
-			p.ret = -EINVAL;
-			p.rule = IBPOST_RULE_NO_SG_LIST;
-			break;
-		}
-		if (unlikely(cqe) && !ibpost_context_is_cqe(cur->wr_cqe)) {
-			p.ret = -EINVAL;
-			p.rule = ibpost_not_a_cqe("post_recv");
-			break;
-		}
-		nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
-				     used + p.n, &nhit);
-		if (nuse < 0) {
-			p.ret = nuse;
-			p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
-			break;
-		}
-		if (used + p.n >= q->depth) {
-			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
-			trace_ibpost_slots_exhausted(q, used + p.n);
-			p.ret = -ENOMEM;
-			p.rule = IBPOST_RULE_NO_SLOT;
-			break;
-		}
-		p.ret = ibpost_fault_check(faults);
-		if (p.ret) {
-			ibpost_ring_uses_put(q,
-					     ibpost_next_uses(q, used + p.n),
-					     nuse, nhit);
-			p.rule = IBPOST_RULE_FAULT_INJECTED;
-			break;
-		}
-		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
-					 true, true);
-		slot->nuse = nuse;
-		slot->nhit = nhit;
-		slot->sync = NULL;
-		ibpost_ring_stage_recv(&p, slot, cur);
-		next = one ? NULL : cur->next;
-		p.n++;
-		ibpost_ring_post_staged(&p, next);
+	/* A property of the QP: before its state, after its device. */
+	if (unlikely(qp->attr.srq) && p.ret != -ENODEV) {
+		pr_warn_ratelimited("post_recv: qp %u takes its receives from a shared receive queue: post them there\n",
+				    qp->rqp.qpn);
+		p.ret = -EINVAL;
+		p.rule = IBPOST_RULE_SRQ_QP;
 	}
-	return ibpost_post_end(&p, qp, cur, (const void **)bad_wr);
+	stop = ibpost_recv_loop(&p, wr, qp->attr.max_recv_sge, mrs, one);
+	return ibpost_post_end(&p, qp, stop, (const void **)bad_wr);
 }
 
 /**
@@ -790,6 +815,76 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 }
 
 /**
+ * ibpost_post_srq_recv_mrs - post a chain of receive WRs to an SRQ (internal)
+ * @srq: the SRQ
+ * @wr: the chain, as for ibpost_post_srq_recv_list()
+ * @bad_wr: as for ibpost_post_srq_recv_list(); may be NULL
+ * @mrs: as for ibpost_post_recv_mrs()
+ *
+ * The backend of ibpost_post_srq_recv_list() and ibpost_post_srq_recv():
+ * the receive loop of a QP's post, on the SRQ's ring, whose WRs go to the
+ * provider's SRQ. An SRQ has no state: it takes WRs until torn down.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: as ibpost_post_srq_recv_list().
+ */
+int ibpost_post_srq_recv_mrs(struct ibpost_srq *srq,
+			     const struct ib_recv_wr *wr,
+			     const struct ib_recv_wr **bad_wr,
+			     struct ibpost_mr **mrs)
+{
+	struct ibpost_ring_post p = { .rqp = &srq->rqp, .q = &srq->rq,
+				      .send = false };
+	const struct ib_recv_wr *stop;
+
+	spin_lock_irqsave(&p.q->lock, p.flags);
+	ibpost_ring_post_begin(&p, wr);
+	if (unlikely(srq->rqp.dead ||
+		     test_bit(IBPOST_DEV_REMOVING, &srq->dev->flags))) {
+		p.ret = -ENODEV;
+		p.rule = IBPOST_RULE_DEVICE_GONE;
+	}
+	stop = ibpost_recv_loop(&p, wr, srq->attr.max_sge, mrs, false);
+	ibpost_ring_post_end(&p, stop);
+	if (bad_wr)
+		*bad_wr = p.ret ? p.bad : NULL;
+	return p.ret;
+}
+
+/**
+ * ibpost_post_srq_recv_list - post a chain of receive WRs to a shared
+ *                             receive queue, exactly per IBA 11.4.1.1
+ * @srq: the SRQ
+ * @wr: the chain; each WR's wr_id is the context returned on completion
+ *      (in ib_cqe mode its wr_cqe); SGEs come from ibpost_mr_sge()
+ * @bad_wr: set to the first WR not queued on failure, to NULL on success;
+ *          may be NULL
+ *
+ * As ibpost_post_recv_list(): on failure the WRs before *@bad_wr are
+ * queued, none from it on is. Each context comes back exactly once,
+ * through the SRQ's callback with the QP that took it, or flushed with
+ * no QP when the SRQ is destroyed or its device removed.
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0; -ENODEV when the SRQ is torn down or its device gone;
+ * -EINVAL for a NULL @srq, too many SGEs, an SGE outside every registered MR of the
+ * SRQ's device, or, in ib_cqe mode, a context that is no ib_cqe; -ENOMEM
+ * when the SRQ has no free slot; or the provider's error.
+ */
+int ibpost_post_srq_recv_list(struct ibpost_srq *srq,
+			      const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr)
+{
+	if (unlikely(!srq)) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return -EINVAL;
+	}
+	return ibpost_post_srq_recv_mrs(srq, wr, bad_wr, NULL);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_srq_recv_list, IBPOST_NS);
+
+/**
  * ibpost_post_recv_list - post a chain of receive WRs, exactly per IBA 11.4.1.1
  * @qp: the QP
  * @wr: the chain; each WR's wr_id is the context returned on completion;
@@ -803,7 +898,8 @@ int ibpost_post_recv_mrs(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
  *
  * Context: Any context but hard IRQ.
  * Return: 0; -ENODEV when the device is gone; -ENOTCONN when the QP is in
- * RESET; -EINVAL for too many SGEs or an SGE outside every registered MR;
+ * RESET; -EINVAL for too many SGEs, an SGE outside every registered MR,
+ * or a QP that takes its receives from an SRQ;
  * -ENOMEM when the receive queue has no free slot; or the provider's
  * error.
  */

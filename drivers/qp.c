@@ -34,6 +34,7 @@
 #include "mr_table.h"
 #include "ibpost_rc.h"
 #include "ibpost_trace.h"
+#include "srq.h"
 
 static unsigned int default_signal_interval = 16;
 module_param(default_signal_interval, uint, 0644);
@@ -122,7 +123,8 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	 * provider that rounds a queue up further than its CQ (rxe and siw
 	 * round both alike) gets no more WRs than the CQ can complete.
 	 */
-	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2)
+	if (init.cap.max_send_wr < 2 ||
+	    (init.cap.max_recv_wr < 2 && !qp->attr.srq))
 		return -EINVAL;
 	qp->attr.max_send_wr = min(init.cap.max_send_wr, scq) - 1;
 	/*
@@ -131,10 +133,17 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	 */
 	if (ibpost_dev_iwarp(qp->dev))
 		qp->attr.max_send_wr /= 2;
-	qp->attr.max_recv_wr = min(init.cap.max_recv_wr, rcq) - 1;
 	/* Asked for at most U8_MAX (above): a provider may grant more. */
 	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
-	qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge, U8_MAX);
+	if (qp->attr.srq) {
+		/* Its receives are the SRQ's. */
+		qp->attr.max_recv_wr = 0;
+		qp->attr.max_recv_sge = 0;
+	} else {
+		qp->attr.max_recv_wr = min(init.cap.max_recv_wr, rcq) - 1;
+		qp->attr.max_recv_sge = min_t(u32, init.cap.max_recv_sge,
+					      U8_MAX);
+	}
 	qp->attr.max_inline_data = init.cap.max_inline_data;
 	ibpost_send_fast_init(qp);
 	return 0;
@@ -168,7 +177,7 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 		pr_warn_ratelimited("qp_create: only RC and UD QPs are supported\n");
 		return -EINVAL;
 	}
-	if (!attr->max_send_wr || !attr->max_recv_wr ||
+	if (!attr->max_send_wr || (!attr->max_recv_wr && !attr->srq) ||
 	    attr->max_send_wr >= U32_MAX / 2 || attr->max_recv_wr >= U32_MAX / 2 ||
 	    attr->poll_ctx > IB_POLL_DIRECT) {
 		pr_warn_ratelimited("qp_create: queue depths must be 1..2^31 and poll_ctx valid\n");
@@ -182,6 +191,10 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 	if (attr->shared_cq && ibpost_dev_iwarp(dev)) {
 		pr_warn_ratelimited("qp_create: %s is an iWARP device: no shared CQs (its drain cannot prove a QP's last completion polled)\n",
 				    dev->name);
+		return -EOPNOTSUPP;
+	}
+	if (attr->srq && attr->shared_cq) {
+		pr_warn_ratelimited("qp_create: no shared CQs for a QP on an SRQ (no receive drain marker can prove its last receive completion polled)\n");
 		return -EOPNOTSUPP;
 	}
 	if (attr->shared_cq && attr->poll_ctx == IB_POLL_DIRECT) {
@@ -303,6 +316,18 @@ static void ibpost_qp_put_shared_cqs(struct ibpost_qp *qp)
 	ib_cq_pool_put(qp->sq.cq, qp->cq_share[0]);
 }
 
+/*
+ * The entries the receive CQ holds: a completion per WR of its queue and
+ * the drain marker; of an SRQ QP, one per WR of the SRQ, any of which it
+ * may take.
+ */
+static u32 ibpost_qp_rq_cqes(const struct ibpost_qp *qp)
+{
+	if (qp->attr.srq)
+		return qp->attr.srq->rq.depth + 1;
+	return qp->attr.max_recv_wr + 1;
+}
+
 /* The send and the receive CQ, credited to the caller; qp_lock held. */
 static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 {
@@ -324,7 +349,7 @@ static int ibpost_qp_create_cqs(struct ibpost_qp *qp)
 		return PTR_ERR(qp->sq.cq);
 	qp->sq.cq_id = qp->sq.cq->res.id;
 	qp->sq.dev_id = ibdev->index;
-	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, qp->attr.max_recv_wr + 1,
+	qp->rq.cq = __ib_alloc_cq(ibdev, &qp->rq, ibpost_qp_rq_cqes(qp),
 				  qp->attr.comp_vector, qp->attr.poll_ctx,
 				  qp->caller);
 	if (IS_ERR(qp->rq.cq)) {
@@ -360,9 +385,13 @@ static int ibpost_qp_create_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 	init.send_cq = qp->sq.cq;
 	init.recv_cq = qp->rq.cq;
 	init.cap.max_send_wr = ibpost_qp_sq_wrs(qp);
-	init.cap.max_recv_wr = qp->attr.max_recv_wr + 1;
 	init.cap.max_send_sge = max_t(u32, qp->attr.max_send_sge, 1);
-	init.cap.max_recv_sge = max_t(u32, qp->attr.max_recv_sge, 1);
+	if (qp->attr.srq) {
+		init.srq = qp->attr.srq->rqp.ibsrq;
+	} else {
+		init.cap.max_recv_wr = qp->attr.max_recv_wr + 1;
+		init.cap.max_recv_sge = max_t(u32, qp->attr.max_recv_sge, 1);
+	}
 	init.cap.max_inline_data = qp->attr.max_inline_data;
 	init.port_num = qp->port;
 	init.event_handler = ibpost_qp_event;
@@ -417,7 +446,8 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 				qp->attr.max_send_sge);
 	if (ret)
 		return ret;
-	ret = ibpost_ring_alloc(&qp->rq, qp->attr.max_recv_wr,
+	/* An SRQ QP posts no receive: a ring of one that takes none. */
+	ret = ibpost_ring_alloc(&qp->rq, max_t(u32, qp->attr.max_recv_wr, 1),
 				qp->attr.max_recv_sge);
 	if (ret)
 		goto out_free_sq_ring;
@@ -432,6 +462,8 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 				       qp->sq.depth);
 	qp->sq.signal_interval = qp->attr.signal_interval;
 	qp->rq.signal_interval = 1;
+	if (qp->attr.srq)
+		qp->rq.depth = 0;
 	return 0;
 
 out_free_sq_seed:
@@ -523,12 +555,19 @@ static struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 		ret = -ENODEV;
 		goto out_unlock;
 	}
+	if (attr->srq) {
+		ret = ibpost_srq_attach(dev, attr->srq, attr->poll_ctx);
+		if (ret)
+			goto out_unlock;
+	}
 	qp->dev = dev;
+	qp->sq.dev = dev;
+	qp->rq.dev = dev;
 	qp->rqp.iwarp = ibpost_dev_iwarp(dev);
 	qp->port = id ? id->port_num : ibpost_pick_port(dev->ibdev);
 	ret = ibpost_qp_create_cqs(qp);
 	if (ret)
-		goto out_unlock;
+		goto out_detach;
 	ret = ibpost_qp_create_ibqp(qp, id);
 	if (ret)
 		goto out_free_cqs;
@@ -545,6 +584,9 @@ out_destroy_qp:
 	ibpost_qp_events_stop(qp);
 out_free_cqs:
 	ibpost_qp_free_cqs(qp);
+out_detach:
+	if (attr->srq)
+		ibpost_srq_detach(attr->srq);
 out_unlock:
 	mutex_unlock(&dev->qp_lock);
 	ibpost_qp_free(qp);
@@ -770,6 +812,37 @@ static void ibpost_qp_flush_rings(struct ibpost_qp *qp, bool drained,
 }
 
 /*
+ * An SRQ QP's receive completions, which no marker can prove polled (no
+ * receive can be posted to the QP): poll its receive CQ until empty, so
+ * that each comes back (through the SRQ's ring, which finds the QP from
+ * the CQ) now, with the QP in ERR and its send queue drained (RESET,
+ * teardown), and again once the provider QP is destroyed (@gone: it takes
+ * and completes nothing more). Those have wc->qp NULL, as the provider QP
+ * is freed (ibpost_qp_ibqp() says so too). As the QP's other callbacks
+ * at teardown, a SOFTIRQ QP's run with bottom halves off; a poll the
+ * CQ's own context had running meanwhile ends before the CQ is freed
+ * (ib_free_cq()).
+ */
+static void ibpost_qp_reap_srq(struct ibpost_qp *qp, bool gone)
+{
+	bool bh = qp->attr.poll_ctx == IB_POLL_SOFTIRQ;
+	struct ib_cq *cq = qp->rq.cq;
+	struct ib_wc wc;
+
+	lockdep_assert_held(&qp->mutex);
+	if (bh)
+		local_bh_disable();
+	while (ib_poll_cq(cq, 1, &wc) > 0) {
+		if (gone)
+			wc.qp = NULL;
+		if (wc.wr_cqe)
+			wc.wr_cqe->done(cq, &wc);
+	}
+	if (bh)
+		local_bh_enable();
+}
+
+/*
  * The first half of a teardown: move the QP to ERR, drain it and destroy
  * the provider's QP; its CQs are left to ibpost_qp_teardown_cqs().
  */
@@ -802,11 +875,20 @@ static void ibpost_qp_teardown_qp(struct ibpost_qp *qp)
 	if (qp->left_reset && READ_ONCE(qp->rqp.state) != IB_QPS_RESET)
 		drained = ibpost_drain(qp);
 	WRITE_ONCE(qp->rqp.state, IB_QPS_ERR);
+	/*
+	 * Before the destroy too: a provider may purge a destroyed QP's
+	 * completions from its CQ (mlx4, mlx5) and give their WRs back to
+	 * the SRQ, the data lost.
+	 */
+	if (qp->attr.srq)
+		ibpost_qp_reap_srq(qp, false);
 	if (qp->cm_id)
 		ibpost_cm_destroy_qp(qp);
 	else
 		ib_destroy_qp(qp->rqp.ibqp);
 	WRITE_ONCE(qp->rqp.ibqp, NULL);
+	if (qp->attr.srq)
+		ibpost_qp_reap_srq(qp, true);
 	ibpost_drain_cleanup(qp);
 	qp->drained = drained;
 	qp->cqs_left = true;
@@ -961,6 +1043,8 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 		list_del_init(&qp->node);
 		dev->nr_qps--;
 	}
+	if (qp->attr.srq)
+		ibpost_srq_detach(qp->attr.srq);
 	/* The QP's counters stay in its device's stats file. */
 	ibpost_stats_add(&dev->retired[0], &qp->sq.stats);
 	ibpost_stats_add(&dev->retired[1], &qp->rq.stats);
@@ -996,6 +1080,9 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 		goto out;
 	}
 	ibpost_qp_flush_rings(qp, true, false);
+	/* The SRQ's WRs it took: back before RESET, as its own. */
+	if (qp->attr.srq)
+		ibpost_qp_reap_srq(qp, false);
 	/* WRs posted in ERR while draining: flushed before RESET too. */
 	ibpost_qp_return_synthetic(qp);
 out:

@@ -30,6 +30,7 @@
 #include "ibpost_cq.h"
 #include "qp.h"
 #include "mr.h"
+#include "srq.h"
 
 /*
  * The first QP of @dev that removal has not torn down yet; with
@@ -127,7 +128,8 @@ static void ibpost_removal_free_cqs(struct ibpost_dev *dev,
  * tearing down is still listed: its teardown is waited for.
  *
  * Context: Process context; sleeps. Returns with dev->qp_lock held, the
- * device's QP list empty of QPs with provider objects.
+ * device's QP list empty of QPs with provider objects, and its SRQs torn
+ * down.
  */
 void ibpost_dev_teardown_qps(struct ibpost_dev *dev)
 {
@@ -171,4 +173,6 @@ void ibpost_dev_teardown_qps(struct ibpost_dev *dev)
 			ibpost_qp_put(qp);
 		}
 	}
+	/* Their QPs torn down: the SRQs, and what they still hold. */
+	ibpost_dev_teardown_srqs(dev);
 }

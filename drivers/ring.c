@@ -451,21 +451,19 @@ static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
 }
 
 /*
- * Move @q's QP to the state a WR of @q that the provider failed leaves
- * it in. IBA (10.8.3): a send error moves a UD QP to SQE, where its send
- * queue flushes and its receive queue works on; any other error moves a
- * QP to ERR. Under q->lock: an SQE is written under the send queue's lock
- * only, which every send post holds while it reads the state; and never
- * over an ERR that the receive queue's completion wrote meanwhile (one
- * cmpxchg()).
+ * Move the QP @rqp to the state a WR of its send (@send) or receive
+ * queue that the provider failed leaves it in. IBA (10.8.3): a send error
+ * moves a UD QP to SQE, where its send queue flushes and its receive
+ * queue works on; any other error moves a QP to ERR. Under the queue's
+ * lock: an SQE is written under the send queue's lock only, which every
+ * send post holds while it reads the state; and never over an ERR that
+ * the receive queue's completion wrote meanwhile (one cmpxchg()).
  */
-static void ibpost_state_failed(struct ibpost_queue *q)
-	__must_hold(&q->lock)
+static void ibpost_state_failed(struct ibpost_ring_qp *rqp, bool send)
 {
-	struct ibpost_ring_qp *rqp = q->rqp;
 	enum ib_qp_state old;
 
-	if (!q->is_send || !rqp->ud) {
+	if (!send || !rqp->ud) {
 		WRITE_ONCE(rqp->state, IB_QPS_ERR);
 		return;
 	}
@@ -476,12 +474,44 @@ static void ibpost_state_failed(struct ibpost_queue *q)
 }
 
 /*
+ * The receive queue of the QP that took a shared receive queue's WR whose
+ * completion came on @cq: the CQ's context, the QP's own receive CQ (an
+ * SRQ's QP has no shared CQs); none for the SRQ's own flushes (no CQ).
+ * Not wc->qp: a QP's teardown reaps its last completions after the
+ * provider QP is freed (qp.c).
+ */
+static struct ibpost_queue *ibpost_ring_cq_queue(const struct ib_cq *cq)
+{
+	return cq ? cq->cq_context : NULL;
+}
+
+/*
+ * A shared receive queue's WR failed (not flushed) on the QP @rqp that
+ * took it: the provider moved that QP to ERR, so its later posts are
+ * flushed (ibpost_state_failed()), unless it was moved to RESET since,
+ * whose ring holds none of the SRQ's WRs. Under the SRQ's lock, not the
+ * QP's: one cmpxchg() against a state change.
+ */
+static void ibpost_srq_wr_failed(struct ibpost_ring_qp *rqp,
+				 const struct ib_wc *wc)
+{
+	enum ib_qp_state old = READ_ONCE(rqp->state);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	while (old != IB_QPS_ERR && old != IB_QPS_RESET &&
+	       !try_cmpxchg(&rqp->state, &old, IB_QPS_ERR))
+		;
+}
+
+/*
  * @slot's WR did not succeed (@wc): what that changes besides the
  * context's return, before the slot's MR uses are released. A success,
  * the common case, tests its status once, before calling this. The error
  * is logged under q->lock (rate-limited, as the stale warning is).
  */
 static void ibpost_slot_failed(struct ibpost_queue *q,
+			       const struct ib_cq *cq,
 			       struct ibpost_slot *slot,
 			       const struct ib_wc *wc)
 	__must_hold(&q->lock)
@@ -499,26 +529,39 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 	 * new about the QP and must not undo a later state change.
 	 */
 	if (!slot->synthetic && READ_ONCE(q->rqp->ibqp))
-		ibpost_state_failed(q);
+		ibpost_state_failed(q->rqp, q->is_send);
+	else if (!q->qp && ibpost_ring_cq_queue(cq))
+		ibpost_srq_wr_failed(ibpost_ring_cq_queue(cq)->rqp, wc);
 	ibpost_log_wc(q, wc);
 }
 
 /*
- * Hand @context back with @wc to @q's callback. @wc->wr_cqe is the entry
- * of ibpost's slot: the consumer sees its own ib_cqe there (ib_cqe mode)
- * or NULL, never ibpost's. Forced inline with ibpost_slot_finish().
+ * Hand @context back with @wc, which came on @cq, to @q's callback.
+ * @wc->wr_cqe is the entry of ibpost's slot: the consumer sees its own
+ * ib_cqe there (ib_cqe mode) or NULL, never ibpost's. A shared receive
+ * queue (no q->qp) names the QP that took the WR, found from @cq. Forced
+ * inline with
+ * ibpost_slot_finish().
  */
 static __always_inline void ibpost_ring_deliver(struct ibpost_queue *q,
+						struct ib_cq *cq,
 						void *context,
 						struct ib_wc *wc)
 {
+	struct ibpost_qp *qp = q->qp;
+
 	if (q->cqe) {
 		wc->wr_cqe = context;
-		wc->wr_cqe->done(READ_ONCE(q->cq), wc);
+		wc->wr_cqe->done(cq, wc);
 		return;
 	}
 	wc->wr_cqe = NULL;
-	q->done_fn(q->qp, context, wc);
+	if (unlikely(!qp)) {
+		struct ibpost_queue *taker = ibpost_ring_cq_queue(cq);
+
+		qp = taker ? taker->qp : NULL;
+	}
+	q->done_fn(qp, context, wc);
 }
 
 /*
@@ -530,6 +573,7 @@ static __always_inline void ibpost_ring_deliver(struct ibpost_queue *q,
  * bench build).
  */
 static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
+					       struct ib_cq *cq,
 					       struct ibpost_slot *slot,
 					       struct ib_wc *wc,
 					       bool deliver,
@@ -544,7 +588,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 	if (likely(wc->status == IB_WC_SUCCESS))
 		q->stats.completed++;
 	else
-		ibpost_slot_failed(q, slot, wc);
+		ibpost_slot_failed(q, cq, slot, wc);
 	ibpost_slot_release(q, slot);
 	if (unlikely(slot->sync)) {
 		/* Internal WR: wake its waiter, never show it. */
@@ -570,7 +614,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 	if (wake)
 		wake_up(&q->wait);
 	else if (deliver)
-		ibpost_ring_deliver(q, context, wc);
+		ibpost_ring_deliver(q, cq, context, wc);
 }
 
 /*
@@ -660,7 +704,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		q->ops->send_succeeded(q, slot->pos);
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
-	ibpost_slot_finish(q, slot, wc, deliver, flags);
+	ibpost_slot_finish(q, cq, slot, wc, deliver, flags);
 }
 
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -676,7 +720,7 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	trace_ibpost_recv_comp(q, slot, wc, true);
-	ibpost_slot_finish(q, slot, wc, true, flags);
+	ibpost_slot_finish(q, cq, slot, wc, true, flags);
 }
 
 /*
@@ -899,7 +943,7 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 			trace_ibpost_send_flush(q, s, !s->sync);
 		else
 			trace_ibpost_recv_flush(q, s, true);
-		ibpost_slot_finish(q, s, &wc, true, *flags);
+		ibpost_slot_finish(q, READ_ONCE(q->cq), s, &wc, true, *flags);
 		n++;
 		spin_lock_irqsave(&q->lock, *flags);
 		pos = q->tail - 1;	/* the ring moved: rescan from the tail */

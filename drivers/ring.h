@@ -236,9 +236,13 @@ struct ibpost_ring_ops {
  *        lock
  * @flush_work: completes the WRs posted while the QP is in ERR
  *              (slot->synthetic), on ibpost_wq; set up by the QP
+ * @ibsrq: a shared receive queue's ring (srq.c): the provider's SRQ, which
+ *         the ring's receive WRs are posted to (@ibqp is NULL, @state
+ *         RTS); NULL once torn down, and for a QP
  *
- * Embedded in the QP (struct ibpost_qp); its queues point to it. The ring
- * reads the QP through this only: the rest of the QP is its clients'.
+ * Embedded in the QP (struct ibpost_qp), or in a shared receive queue
+ * (struct ibpost_srq); its queues point to it. The ring reads the QP
+ * through this only: the rest of the QP is its clients'.
  */
 struct ibpost_ring_qp {
 	struct ib_qp *ibqp;
@@ -249,13 +253,18 @@ struct ibpost_ring_qp {
 	enum ib_poll_context poll_ctx;
 	bool dead;
 	struct work_struct flush_work;
+	struct ib_srq *ibsrq;
 };
 
 /**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  * @lock: serializes posting and completion bookkeeping
- * @qp: the owning QP, handed to @done_fn; the ring reads it through @rqp
+ * @qp: the owning QP, handed to @done_fn; the ring reads it through @rqp.
+ *      NULL for a shared receive queue, whose completions go to the QP
+ *      that took the WR (its receive CQ's context: that QP's receive
+ *      queue), or to none (the SRQ's own flushes)
  * @rqp: what the ring knows of it
+ * @dev: the device, for the clients' MR checks (by name only)
  * @cq: the completion queue of this work queue; NULL once freed
  * @cq_id: @cq's restrack id, kept for the trace events after it is freed
  * @dev_id: the ib_device's index, which with @cq_id names the CQ
@@ -323,6 +332,7 @@ struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
 	struct ibpost_qp *qp;
 	struct ibpost_ring_qp *rqp;
+	struct ibpost_dev *dev;
 	struct ib_cq *cq;
 	u32 cq_id;
 	u32 dev_id;

@@ -118,6 +118,8 @@ ibpost_ring_provider_post(struct ibpost_ring_post *p, u32 m, u32 *done)
 
 	if (p->send)
 		ret = ib_post_send(p->rqp->ibqp, p->head, &sbad);
+	else if (unlikely(p->rqp->ibsrq))
+		ret = ib_post_srq_recv(p->rqp->ibsrq, q->stage.recv, &rbad);
 	else
 		ret = ib_post_recv(p->rqp->ibqp, q->stage.recv, &rbad);
 	if (likely(!ret)) {

@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include "post.h"
 #include "mr_table.h"
+#include "srq.h"
 
 struct ibpost_seed {
 	struct ib_sge *sge;
@@ -261,6 +262,35 @@ int ibpost_post_recv(struct ibpost_qp *qp, void *context, void *addr,
 	return ibpost_seed_recv(qp, &s, context);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_post_recv, IBPOST_NS);
+
+/**
+ * ibpost_post_srq_recv - post one receive into a shared receive queue
+ * @srq: the SRQ
+ * @context: returned in the completion (in ib_cqe mode, its struct ib_cqe)
+ * @addr: kernel virtual address inside @mr's buffer
+ * @length: bytes available
+ * @mr: the registration holding [@addr, @addr + @length)
+ *
+ * Context: Any context but hard IRQ.
+ * Return: 0 or a negative errno, as ibpost_post_srq_recv_list().
+ */
+int ibpost_post_srq_recv(struct ibpost_srq *srq, void *context, void *addr,
+			 size_t length, struct ibpost_mr *mr)
+{
+	struct ib_recv_wr wr = { .wr_id = (uintptr_t)context };
+	struct ibpost_seed s;
+	int ret;
+
+	if (!srq)
+		return -EINVAL;
+	ret = ibpost_seed_one(&s, addr, length, mr, 0);
+	if (ret)
+		return ret;
+	wr.sg_list = s.sge;
+	wr.num_sge = s.nsge;
+	return ibpost_post_srq_recv_mrs(srq, &wr, NULL, s.mrs);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_post_srq_recv, IBPOST_NS);
 
 /**
  * ibpost_post_recvv - post one receive scattered over several buffers

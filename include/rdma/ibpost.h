@@ -31,6 +31,7 @@
 struct ibpost_dev;
 struct ibpost_qp;
 struct ibpost_comp;
+struct ibpost_srq;
 
 /* ---- Devices ---------------------------------------------------------- */
 
@@ -142,6 +143,15 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *             beyond the device's max_cqe (-EINVAL). Drain, RESET,
  *             destroy and device removal of one QP leave its CQs' other
  *             QPs undisturbed.
+ * @srq: take receives from this shared receive queue (ibpost_srq_create()
+ *       on the same device, hence ibpost's PD there; same @poll_ctx)
+ *       instead of a receive queue of the QP's own: @max_recv_wr,
+ *       @max_recv_sge and @recv_done are then unused, a receive posted
+ *       on the QP is refused (-EINVAL) and the QP's receive completions
+ *       come back through the SRQ's callback. The QP is attached until
+ *       ibpost_qp_destroy(). Not with @shared_cq (-EOPNOTSUPP: no
+ *       receive drain marker can prove an SRQ QP's last receive
+ *       completion polled on a CQ that outlives it).
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -162,6 +172,7 @@ struct ibpost_qp_attr {
 	void (*event)(struct ibpost_qp *qp, enum ib_event_type event);
 	bool ib_cqe;
 	bool shared_cq;
+	struct ibpost_srq *srq;
 };
 
 /* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
@@ -218,6 +229,51 @@ void ibpost_qp_get_attr(struct ibpost_qp *qp, struct ibpost_qp_attr *attr);
 int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		     int attr_mask);
 int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
+
+/* ---- Shared receive queues -------------------------------------------- */
+
+/**
+ * struct ibpost_srq_attr - what a consumer asks for when creating an SRQ
+ * @max_wr: receive WRs the SRQ holds at most (granted: see
+ *          ibpost_srq_get_attr())
+ * @max_sge: scatter/gather entries per receive WR (at most 255)
+ * @poll_ctx: the completion context of the QPs that attach (each must
+ *            have the same): the SRQ's own flushes run as theirs would
+ * @recv_done: called once per returned receive context, with the QP whose
+ *             receive queue took the WR and its completion (wc->qp NULL
+ *             when that QP's destroy reaped it after the provider QP was
+ *             freed); with a NULL QP (and wc->qp NULL) for the WRs still
+ *             queued when the SRQ is destroyed or its device removed,
+ *             flushed. It may repost to the SRQ; it may not destroy or
+ *             arm the SRQ from those last flushes (-EWOULDBLOCK).
+ *             Required unless @ib_cqe
+ * @ib_cqe: every context is a struct ib_cqe * (as struct ibpost_qp_attr's
+ *          @ib_cqe): cqe->done(cq, wc) gets each completion, cq the
+ *          taking QP's receive CQ (wc->qp as for @recv_done), or NULL
+ *          with wc->qp NULL for the SRQ's own flushes; @recv_done must
+ *          be NULL
+ * @event: called in process context for the SRQ's asynchronous events
+ *         (IB_EVENT_SRQ_LIMIT_REACHED once the limit armed by
+ *         ibpost_srq_arm() is crossed, IB_EVENT_SRQ_ERR); NULL: none
+ * @priv: the consumer's pointer, returned by ibpost_srq_priv()
+ */
+struct ibpost_srq_attr {
+	u32 max_wr;
+	u32 max_sge;
+	enum ib_poll_context poll_ctx;
+	void (*recv_done)(struct ibpost_qp *qp, void *context,
+			  const struct ib_wc *wc);
+	bool ib_cqe;
+	void (*event)(struct ibpost_srq *srq, enum ib_event_type event);
+	void *priv;
+};
+
+struct ibpost_srq *ibpost_srq_create(struct ibpost_dev *dev,
+				     const struct ibpost_srq_attr *attr);
+int ibpost_srq_destroy(struct ibpost_srq *srq);
+int ibpost_srq_arm(struct ibpost_srq *srq, u32 limit);
+void *ibpost_srq_priv(struct ibpost_srq *srq);
+void ibpost_srq_get_attr(struct ibpost_srq *srq, struct ibpost_srq_attr *attr);
 
 /* ---- Memory registration ---------------------------------------------- */
 
@@ -319,6 +375,11 @@ int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);
 int ibpost_post_recv_list(struct ibpost_qp *qp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
+int ibpost_post_srq_recv_list(struct ibpost_srq *srq,
+			      const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr);
+int ibpost_post_srq_recv(struct ibpost_srq *srq, void *context, void *addr,
+			 size_t length, struct ibpost_mr *mr);
 
 /* ---- Completions without callbacks ------------------------------------ */
 
