@@ -12,14 +12,21 @@
 #include "ibpost_test.h"
 #include "../drivers/ibpost_test_access.h"
 
-static struct ibpost_test_pair *sq_pair(struct kunit *test, u32 interval)
+static struct ibpost_test_pair *sq_pair_ctx(struct kunit *test, u32 interval,
+					    enum ib_poll_context ctx)
 {
 	struct ibpost_qp_attr attr;
 
 	ibpost_test_attr(&attr, IB_QPT_RC);
 	attr.max_send_wr = 16;
 	attr.signal_interval = interval;
+	attr.poll_ctx = ctx;
 	return ibpost_test_pair(test, &attr);
+}
+
+static struct ibpost_test_pair *sq_pair(struct kunit *test, u32 interval)
+{
+	return sq_pair_ctx(test, interval, IB_POLL_SOFTIRQ);
 }
 
 static int sq_write(struct ibpost_test_pair *p, void *ctx, int flags)
@@ -219,10 +226,13 @@ static void sq_chain(struct ibpost_test_pair *p, struct ib_rdma_wr *wr,
  * half the ring unsignaled behind the last signal: a poster that fills
  * it while signaling every few WRs itself (a streaming ULP) costs no
  * completion of its own, and a full ring always holds a signaled WR.
+ * DIRECT: no completion is taken before the case polls, so the full ring
+ * is seen full (a CQ's own poll may otherwise reclaim it at once).
  */
 static void ibpost_sq_full_ring_signals_when_slots_run_low(struct kunit *test)
 {
-	struct ibpost_test_pair *p = sq_pair(test, 1U << 20);
+	struct ibpost_test_pair *p = sq_pair_ctx(test, 1U << 20,
+						 IB_POLL_DIRECT);
 	u32 depth = p->got.max_send_wr, i;
 	struct ibpost_test_queue before, tq;
 	const struct ib_send_wr *bad;
@@ -277,8 +287,10 @@ static void ibpost_sq_full_ring_signals_when_slots_run_low(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, CTX(201), comp.context);
 	deadline = jiffies + 10 * HZ;
 	while (ibpost_test_in_use(p->a, true) &&
-	       time_before(jiffies, deadline))
+	       time_before(jiffies, deadline)) {
+		ibpost_poll(p->a, 16);
 		usleep_range(1000, 2000);
+	}
 	KUNIT_EXPECT_EQ(test, 0U, ibpost_test_in_use(p->a, true));
 	ibpost_test_no_send_comp(test, p->a);
 }
