@@ -22,6 +22,24 @@ static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
 	       test_bit(IRQ_POLL_F_SCHED, &cq->iop.state);
 }
 
+/*
+ * Whether @cq's own context may be running completions it polled: its
+ * irq_poll is scheduled (cleared once the batch is delivered), or its work
+ * item pending or running. A DIRECT CQ has none.
+ */
+static inline bool ibpost_cq_poll_busy(struct ib_cq *cq)
+{
+	switch (cq->poll_ctx) {
+	case IB_POLL_SOFTIRQ:
+		return test_bit(IRQ_POLL_F_SCHED, &cq->iop.state);
+	case IB_POLL_WORKQUEUE:
+	case IB_POLL_UNBOUND_WORKQUEUE:
+		return work_busy(&cq->work);
+	default:
+		return false;
+	}
+}
+
 /* Whether @a or @b (NULL: none) is polled in softirq (irq_poll). */
 static inline bool ibpost_cqs_softirq(struct ib_cq *a, struct ib_cq *b)
 {

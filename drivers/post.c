@@ -242,7 +242,7 @@ static __always_inline struct ibpost_ring_use **
 ibpost_next_uses(struct ibpost_queue *q, u32 inuse)
 {
 	return inuse >= q->depth ? q->spare_uses :
-	       ibpost_slot_uses(q, &q->slots[q->head & q->mask]);
+	       ibpost_slot_uses(q, ibpost_slot_next(q));
 }
 
 /*
@@ -690,17 +690,19 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_send_list, IBPOST_NS);
  * shared receive queue's, q->lock held and the post begun: check, claim
  * and stage each WR of @wr from the first (of at most @max_sge SGEs),
  * and hand full batches on, until a WR is refused (@p->ret) or, with
- * @one, after the first. Return: the WR it stopped at.
+ * @one, after the first; @any: the SRQ's ring, claimed in any order.
+ * Return: the WR it stopped at.
  * Forced inline: the body of both receive posts, as for the send side.
  */
 static __always_inline const struct ib_recv_wr *
 ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
-		 u32 max_sge, struct ibpost_mr **mrs, const bool one)
+		 u32 max_sge, struct ibpost_mr **mrs, const bool one,
+		 const bool any)
 	__must_hold(&p->q->lock)
 {
 	struct ibpost_queue *q = p->q;
 	const struct ib_recv_wr *cur, *next;
-	u32 used = q->head - q->tail;
+	u32 used = any ? ibpost_queue_used(q) : q->head - q->tail;
 	bool faults = ibpost_fault_armed();
 	bool cqe = q->cqe;	/* ib_cqe mode, read once */
 	int nuse;
@@ -750,8 +752,8 @@ ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
 			p->rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
-		slot = ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
-					 true, true);
+		slot = __ibpost_slot_claim(q, (void *)(uintptr_t)cur->wr_id,
+					   true, true, any);
 		slot->nuse = nuse;
 		slot->nhit = nhit;
 		slot->sync = NULL;
@@ -784,7 +786,7 @@ static __always_inline int __ibpost_post_recv(struct ibpost_qp *qp,
 		p.ret = -EINVAL;
 		p.rule = IBPOST_RULE_SRQ_QP;
 	}
-	stop = ibpost_recv_loop(&p, wr, qp->attr.max_recv_sge, mrs, one);
+	stop = ibpost_recv_loop(&p, wr, qp->attr.max_recv_sge, mrs, one, false);
 	return ibpost_post_end(&p, qp, stop, (const void **)bad_wr);
 }
 
@@ -844,7 +846,7 @@ int ibpost_post_srq_recv_mrs(struct ibpost_srq *srq,
 		p.ret = -ENODEV;
 		p.rule = IBPOST_RULE_DEVICE_GONE;
 	}
-	stop = ibpost_recv_loop(&p, wr, srq->attr.max_sge, mrs, false);
+	stop = ibpost_recv_loop(&p, wr, srq->attr.max_sge, mrs, false, true);
 	ibpost_ring_post_end(&p, stop);
 	if (bad_wr)
 		*bad_wr = p.ret ? p.bad : NULL;

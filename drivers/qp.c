@@ -813,15 +813,16 @@ static void ibpost_qp_flush_rings(struct ibpost_qp *qp, bool drained,
 
 /*
  * An SRQ QP's receive completions, which no marker can prove polled (no
- * receive can be posted to the QP): poll its receive CQ until empty, so
- * that each comes back (through the SRQ's ring, which finds the QP from
- * the CQ) now, with the QP in ERR and its send queue drained (RESET,
+ * receive can be posted to the QP): poll its receive CQ until empty and
+ * its own context (irq_poll, work item) idle, so that each comes back
+ * (through the SRQ's ring, which finds the QP from the CQ) now, none
+ * still on its way: with the QP in ERR and its send queue drained (RESET,
  * teardown), and again once the provider QP is destroyed (@gone: it takes
  * and completes nothing more). Those have wc->qp NULL, as the provider QP
  * is freed (ibpost_qp_ibqp() says so too). As the QP's other callbacks
- * at teardown, a SOFTIRQ QP's run with bottom halves off; a poll the
- * CQ's own context had running meanwhile ends before the CQ is freed
- * (ib_free_cq()).
+ * at teardown, a SOFTIRQ QP's run with bottom halves off. The CQ's own
+ * context may deliver some meanwhile, on another CPU; its batch is over
+ * before this returns.
  */
 static void ibpost_qp_reap_srq(struct ibpost_qp *qp, bool gone)
 {
@@ -830,16 +831,21 @@ static void ibpost_qp_reap_srq(struct ibpost_qp *qp, bool gone)
 	struct ib_wc wc;
 
 	lockdep_assert_held(&qp->mutex);
-	if (bh)
-		local_bh_disable();
-	while (ib_poll_cq(cq, 1, &wc) > 0) {
-		if (gone)
-			wc.qp = NULL;
-		if (wc.wr_cqe)
-			wc.wr_cqe->done(cq, &wc);
+	for (;;) {
+		if (bh)
+			local_bh_disable();
+		while (ib_poll_cq(cq, 1, &wc) > 0) {
+			if (gone)
+				wc.qp = NULL;
+			if (wc.wr_cqe)
+				wc.wr_cqe->done(cq, &wc);
+		}
+		if (bh)
+			local_bh_enable();
+		if (!ibpost_cq_poll_busy(cq))
+			return;
+		usleep_range(100, 200);
 	}
-	if (bh)
-		local_bh_enable();
 }
 
 /*

@@ -176,6 +176,8 @@ void ibpost_ring_free(struct ibpost_queue *q)
 	ibpost_free_exact(q->use_array, ibpost_queue_uses_size(q));
 	ibpost_free_exact(q->parked, ibpost_queue_parked_size(q));
 	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
+	kvfree(q->free_idx);
+	q->free_idx = NULL;
 	q->slots = NULL;
 	q->use_array = NULL;
 	q->parked = NULL;
@@ -225,13 +227,25 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
 	if (stage)
 		ibpost_queue_stage_init(q, stage);
+	if (q->any_order)
+		q->free_idx = kvmalloc_array(q->mask + 1, sizeof(*q->free_idx),
+					     GFP_KERNEL);
 	if (!q->slots || !q->use_array ||
 	    (!ibpost_queue_calls_back(q) && !q->parked) ||
-	    !stage) {
+	    !stage || (q->any_order && !q->free_idx)) {
 		ibpost_ring_free(q);
 		return -ENOMEM;
 	}
 	ibpost_queue_slots_init(q);
+	if (q->any_order) {
+		u32 i;
+
+		/* Claimed from the top: index 0 first, as in ring order. */
+		for (i = 0; i <= q->mask; i++)
+			q->free_idx[i] = q->mask - i;
+		q->nfree = q->mask + 1;
+		q->tail = q->head - q->mask - 1;
+	}
 	q->depth = depth;
 	return 0;
 }
@@ -308,8 +322,16 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 {
 	lockdep_assert_held(&q->lock);
 	while (count--) {
-		struct ibpost_slot *slot = &q->slots[--q->head & q->mask];
+		struct ibpost_slot *slot;
 
+		/* Any order: the newest claims are the stack's last pops. */
+		q->head--;
+		if (q->free_idx) {
+			slot = &q->slots[q->free_idx[q->nfree++]];
+			q->tail = q->head - q->mask - 1;
+		} else {
+			slot = &q->slots[q->head & q->mask];
+		}
 		ibpost_slot_release(q, slot);
 		if (slot->sync)
 			ibpost_sync_put(slot->sync);
@@ -347,15 +369,34 @@ void ibpost_sync_put(struct ibpost_sync *sync)
 		kfree(sync);
 }
 
-/* Move the tail past the slots freed; in locals, not stored per step. */
+/*
+ * Move the tail past the slots freed; in locals, not stored per step. An
+ * any-order ring's trails its head (ibpost_queue_release()).
+ */
 static void ibpost_queue_advance(struct ibpost_queue *q)
 {
 	const struct ibpost_slot *slots = q->slots;
 	u32 tail = q->tail, head = q->head, mask = q->mask;
 
+	if (q->free_idx)
+		return;
+
 	while (tail != head && slots[tail & mask].state == IBPOST_SLOT_FREE)
 		tail++;
 	q->tail = tail;
+}
+
+/*
+ * @slot, just freed, is back for a claim: on the free stack of an
+ * any-order ring, or behind the tail once the slots before it are too.
+ */
+static __always_inline void ibpost_queue_release(struct ibpost_queue *q,
+						 const struct ibpost_slot *slot)
+{
+	if (unlikely(q->free_idx))
+		q->free_idx[q->nfree++] = slot - q->slots;
+	else
+		ibpost_queue_advance(q);
 }
 
 /* @slot's entry in @q's parked completions. */
@@ -436,13 +477,41 @@ ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
 	return NULL;
 }
 
-static void ibpost_log_wc(struct ibpost_queue *q, const struct ib_wc *wc)
+/*
+ * The receive queue of the QP that took a shared receive queue's WR whose
+ * completion came on @cq: the CQ's context, the QP's own receive CQ (an
+ * SRQ's QP has no shared CQs); none for the SRQ's own flushes (no CQ).
+ * Not wc->qp: a QP's teardown reaps its last completions after the
+ * provider QP is freed (qp.c).
+ */
+static struct ibpost_queue *ibpost_ring_cq_queue(const struct ib_cq *cq)
 {
-	/* NULL once freed: a QP kept on shared CQs (qp.c) may log later. */
-	struct ib_cq *cq = READ_ONCE(q->cq);
+	return cq ? cq->cq_context : NULL;
+}
+
+/*
+ * Log a failed completion of @q, which came on @cq (NULL: q->cq, NULL
+ * once freed: a QP kept on shared CQs (qp.c) may log later). A shared
+ * receive queue's names the SRQ (its restrack id) and the QP that took
+ * the WR.
+ */
+static void ibpost_log_wc(struct ibpost_queue *q, struct ib_cq *cq,
+			  const struct ib_wc *wc)
+{
+	struct ibpost_queue *taker;
 
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR)
 		return;
+	cq = cq ?: READ_ONCE(q->cq);
+	taker = q->qp ? NULL : ibpost_ring_cq_queue(cq);
+	if (taker) {
+		ibdev_err_ratelimited(cq->device,
+				      "ibpost: srq %u, qp %u: recv completion failed: %s (%d), vendor_err %#x\n",
+				      q->rqp->qpn, taker->rqp->qpn,
+				      ib_wc_status_msg(wc->status), wc->status,
+				      wc->vendor_err);
+		return;
+	}
 	ibdev_err_ratelimited(cq ? cq->device : NULL,
 			      "ibpost: qp %u: %s completion failed: %s (%d), vendor_err %#x\n",
 			      q->rqp->qpn, q->is_send ? "send" : "recv",
@@ -474,18 +543,6 @@ static void ibpost_state_failed(struct ibpost_ring_qp *rqp, bool send)
 }
 
 /*
- * The receive queue of the QP that took a shared receive queue's WR whose
- * completion came on @cq: the CQ's context, the QP's own receive CQ (an
- * SRQ's QP has no shared CQs); none for the SRQ's own flushes (no CQ).
- * Not wc->qp: a QP's teardown reaps its last completions after the
- * provider QP is freed (qp.c).
- */
-static struct ibpost_queue *ibpost_ring_cq_queue(const struct ib_cq *cq)
-{
-	return cq ? cq->cq_context : NULL;
-}
-
-/*
  * A shared receive queue's WR failed (not flushed) on the QP @rqp that
  * took it: the provider moved that QP to ERR, so its later posts are
  * flushed (ibpost_state_failed()), unless it was moved to RESET since,
@@ -511,7 +568,7 @@ static void ibpost_srq_wr_failed(struct ibpost_ring_qp *rqp,
  * is logged under q->lock (rate-limited, as the stale warning is).
  */
 static void ibpost_slot_failed(struct ibpost_queue *q,
-			       const struct ib_cq *cq,
+			       struct ib_cq *cq,
 			       struct ibpost_slot *slot,
 			       const struct ib_wc *wc)
 	__must_hold(&q->lock)
@@ -532,7 +589,7 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 		ibpost_state_failed(q->rqp, q->is_send);
 	else if (!q->qp && ibpost_ring_cq_queue(cq))
 		ibpost_srq_wr_failed(ibpost_ring_cq_queue(cq)->rqp, wc);
-	ibpost_log_wc(q, wc);
+	ibpost_log_wc(q, cq, wc);
 }
 
 /*
@@ -603,7 +660,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 	} else {
 		slot->state = IBPOST_SLOT_FREE;
 	}
-	ibpost_queue_advance(q);
+	ibpost_queue_release(q, slot);
 	spin_unlock_irqrestore(&q->lock, flags);
 
 	/* Its waiter gave up: released now that the WR is over. */
@@ -862,7 +919,7 @@ static void ibpost_sq_reclaim_done(struct ibpost_queue *q, struct ib_wc *wc)
 	unsigned long flags;
 	u32 pos;
 
-	ibpost_log_wc(q, wc);
+	ibpost_log_wc(q, NULL, wc);
 	spin_lock_irqsave(&q->lock, flags);
 	/* A marker a RESET found with the provider: the ring moved on. */
 	if (wc->wr_cqe != &q->reclaim_cqe[q->reclaim_gen]) {

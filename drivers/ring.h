@@ -327,6 +327,16 @@ struct ibpost_ring_qp {
  *                   reclaim marker is posted until it is done
  * @test_posts: test builds: the post calls that ran the post loop's
  *              one-WR copy ([0]) and its chain copy ([1]), under @lock
+ * @any_order: set before ibpost_ring_alloc(): a shared receive queue's
+ *             ring, whose WRs any QP may take and complete in any order
+ *             (and a provider may lose, a QP destroyed as it took one):
+ *             it claims free slots wherever they are (@free_idx), so one
+ *             slot held long holds itself only; @tail then trails @head
+ *             by the ring's size, for the walks over every slot
+ * @free_idx: with @any_order: the indices of the free slots, a stack of
+ *            @nfree, claimed from the top and unclaimed back onto it;
+ *            else NULL (a QP's queues claim and free in ring order)
+ * @nfree: see @free_idx
  */
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
@@ -376,7 +386,27 @@ struct ibpost_queue {
 #ifdef IBPOST_TEST_HOOKS
 	u32 test_posts[2];
 #endif
+	bool any_order;
+	u32 *free_idx;
+	u32 nfree;
 };
+
+/*
+ * The slots of @q claimed and not released: in ring order (a QP's
+ * queues), or anywhere in the ring (@q->free_idx).
+ */
+static inline u32 ibpost_queue_used(const struct ibpost_queue *q)
+{
+	return q->free_idx ? q->mask + 1 - q->nfree : q->head - q->tail;
+}
+
+/* The slot @q claims next (a free one). */
+static inline struct ibpost_slot *ibpost_slot_next(const struct ibpost_queue *q)
+{
+	if (unlikely(q->free_idx))
+		return &q->slots[q->free_idx[q->nfree - 1]];
+	return &q->slots[q->head & q->mask];
+}
 
 /* Whether @q hands completions to a callback rather than parking them. */
 static inline bool ibpost_queue_calls_back(const struct ibpost_queue *q)
@@ -400,15 +430,22 @@ static inline bool ibpost_context_is_cqe(const void *context)
 /*
  * Fill the slot at q->head for posting; the caller checked for room. Its
  * cqe and queue were set when the ring was (ibpost_queue_slots_init()).
+ * @any: @q->any_order, a constant where the caller knows it: a free slot
+ * from the top of the stack instead, at the same position.
  */
-static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
-						    void *context,
-						    bool signaled,
-						    bool user_signaled)
+static __always_inline struct ibpost_slot *
+__ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
+		    bool user_signaled, const bool any)
 {
-	struct ibpost_slot *slot = &q->slots[q->head & q->mask];
+	struct ibpost_slot *slot;
 
 	lockdep_assert_held(&q->lock);
+	if (any) {
+		slot = &q->slots[q->free_idx[--q->nfree]];
+		q->tail++;	/* trails the head by the ring's size */
+	} else {
+		slot = &q->slots[q->head & q->mask];
+	}
 	slot->context = context;
 	slot->state = IBPOST_SLOT_POSTED;
 	slot->signaled = signaled;
@@ -418,6 +455,14 @@ static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
 	slot->spare = 0;
 	slot->pos = q->head++;
 	return slot;
+}
+
+static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,
+						    void *context,
+						    bool signaled,
+						    bool user_signaled)
+{
+	return __ibpost_slot_claim(q, context, signaled, user_signaled, false);
 }
 
 /* The use array of @slot, a slot of @q's ring. */

@@ -85,10 +85,16 @@ static __always_inline u32 ibpost_ring_chain_len(const void *wr, bool send)
 	return __ibpost_ring_chain_len(wr, send);
 }
 
-/* The slot of the staged batch's WR @i. */
+/*
+ * The slot of the staged batch's WR @i: a receive's from its copy (an
+ * SRQ's slots are not at consecutive positions), a send's by position.
+ */
 static inline struct ibpost_slot *
 ibpost_ring_post_slot(const struct ibpost_ring_post *p, u32 i)
 {
+	if (!p->send)
+		return container_of(p->q->stage.recv[i].wr_cqe,
+				    struct ibpost_slot, cqe);
 	return &p->q->slots[(p->start + p->off + i) & p->q->mask];
 }
 

@@ -8,9 +8,9 @@
  * (post.c). Any attached QP may take a WR: its completion arrives on that
  * QP's receive CQ, finds its slot in the SRQ's ring through wc->wr_cqe,
  * and comes back through the SRQ's callback (or the context's ib_cqe)
- * with the taking QP (ring.c). Slots complete out of ring order; the
- * ring's tail waits for the oldest, so room is counted conservatively,
- * never beyond the provider's grant.
+ * with the taking QP (ring.c). Slots complete out of ring order: the
+ * ring claims free slots wherever they are (any_order), so a WR one QP
+ * holds long, or the provider loses, holds its own slot only.
  *
  * Every context comes back once: a WR a QP took completes on that QP's
  * CQ, whose last completions the QP's teardown reaps after the provider
@@ -31,6 +31,33 @@
 #include <linux/module.h>
 #include "srq.h"
 #include "qp_core.h"
+
+/*
+ * The tasks running an SRQ's teardown flush, whichever SRQ: a callback of
+ * one may not destroy or arm an SRQ (its own flush, or another's, which
+ * may be waiting for this one's: a task that destroys A from B's flush
+ * while another destroys B from A's).
+ */
+struct ibpost_srq_flusher {
+	struct task_struct *task;
+	struct list_head node;
+};
+
+static DEFINE_SPINLOCK(ibpost_srq_flushers_lock);
+static LIST_HEAD(ibpost_srq_flushers);
+
+static bool ibpost_srq_in_flush(void)
+{
+	struct ibpost_srq_flusher *f;
+	bool found = false;
+
+	spin_lock(&ibpost_srq_flushers_lock);
+	list_for_each_entry(f, &ibpost_srq_flushers, node)
+		if (f->task == current)
+			found = true;
+	spin_unlock(&ibpost_srq_flushers_lock);
+	return found;
+}
 
 static void ibpost_srq_put(struct ibpost_srq *srq)
 {
@@ -110,6 +137,7 @@ static struct ibpost_srq *ibpost_srq_alloc(struct ibpost_dev *dev,
 	 */
 	ibpost_queue_init(&srq->rq, NULL, &srq->rqp, false, attr->recv_done);
 	srq->rq.cqe = attr->ib_cqe;
+	srq->rq.any_order = true;
 	srq->rq.dev = dev;
 	srq->dev = dev;
 	return srq;
@@ -214,6 +242,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_srq_create, IBPOST_NS);
  */
 static void ibpost_srq_teardown(struct ibpost_srq *srq)
 {
+	struct ibpost_srq_flusher flusher;
 	struct ib_srq *ibsrq;
 	unsigned long flags;
 
@@ -231,9 +260,14 @@ static void ibpost_srq_teardown(struct ibpost_srq *srq)
 		wait_for_completion(&srq->flushed);
 		return;
 	}
-	WRITE_ONCE(srq->flusher, current);
+	flusher.task = current;
+	spin_lock(&ibpost_srq_flushers_lock);
+	list_add(&flusher.node, &ibpost_srq_flushers);
+	spin_unlock(&ibpost_srq_flushers_lock);
 	ibpost_queue_flush(&srq->rq, false, true);
-	WRITE_ONCE(srq->flusher, NULL);
+	spin_lock(&ibpost_srq_flushers_lock);
+	list_del(&flusher.node);
+	spin_unlock(&ibpost_srq_flushers_lock);
 	complete_all(&srq->flushed);
 }
 
@@ -245,10 +279,10 @@ static void ibpost_srq_teardown(struct ibpost_srq *srq)
  * through the SRQ's callback with no QP) before this returns. Works on an
  * SRQ whose device has been removed (its contexts came back then).
  *
- * Context: Process context; may sleep. Not from the SRQ's own callbacks.
+ * Context: Process context; may sleep. Not from an SRQ's flush callbacks.
  * Return: 0; -EBUSY while QPs created with it are not destroyed (nothing
- * is changed); -EWOULDBLOCK from a callback of its own teardown or a
- * bottom half.
+ * is changed); -EWOULDBLOCK from a callback of an SRQ's teardown flush
+ * or a bottom half.
  */
 int ibpost_srq_destroy(struct ibpost_srq *srq)
 {
@@ -256,8 +290,8 @@ int ibpost_srq_destroy(struct ibpost_srq *srq)
 
 	if (IS_ERR_OR_NULL(srq))
 		return 0;
-	if (ibpost_cannot_sleep() || READ_ONCE(srq->flusher) == current) {
-		pr_warn_ratelimited("srq_destroy: from a bottom half or the SRQ's own flush callback: refused\n");
+	if (ibpost_cannot_sleep() || ibpost_srq_in_flush()) {
+		pr_warn_ratelimited("srq_destroy: from a bottom half or an SRQ's flush callback: refused\n");
 		return -EWOULDBLOCK;
 	}
 	dev = srq->dev;
@@ -301,8 +335,8 @@ EXPORT_SYMBOL_NS_GPL(ibpost_srq_destroy, IBPOST_NS);
  * As IBA's SRQ limit: the event disarms it, a consumer that wants the
  * next one arms it again (after reposting).
  *
- * Context: Process context; may sleep. Not from a bottom half or the
- * SRQ's own flush callbacks (-EWOULDBLOCK).
+ * Context: Process context; may sleep. Not from a bottom half or an SRQ's
+ * flush callbacks (-EWOULDBLOCK).
  * Return: 0, -EINVAL for a limit not below the SRQ's max_wr, -ENODEV
  * when the SRQ is torn down, -EWOULDBLOCK (above), or the provider's
  * error.
@@ -314,7 +348,7 @@ int ibpost_srq_arm(struct ibpost_srq *srq, u32 limit)
 
 	if (!srq || limit >= srq->attr.max_wr)
 		return -EINVAL;
-	if (ibpost_cannot_sleep() || READ_ONCE(srq->flusher) == current)
+	if (ibpost_cannot_sleep() || ibpost_srq_in_flush())
 		return -EWOULDBLOCK;
 	mutex_lock(&srq->mutex);
 	if (srq->rqp.ibsrq)

@@ -21,8 +21,6 @@
  *       ibpost_srq_put() frees it
  * @mutex: serializes the provider SRQ's teardown (destroy, device
  *         removal) and ibpost_srq_arm(); never held around a callback
- * @flusher: the task running the teardown's flushes (the consumer's
- *           callbacks), so that a destroy from one of them is refused
  * @flushed: completed once the teardown's flushes are over
  * @dev: the device (holds a reference)
  * @rqp: what the ring knows: rqp.ibsrq the provider's SRQ (NULL once
@@ -42,7 +40,6 @@
 struct ibpost_srq {
 	refcount_t ref;
 	struct mutex mutex;	/* see the kernel-doc above */
-	struct task_struct *flusher;
 	struct completion flushed;
 	struct ibpost_dev *dev;
 	struct ibpost_ring_qp rqp;

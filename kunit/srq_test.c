@@ -451,6 +451,45 @@ static void ibpost_srq_destroy_returns_taken(struct kunit *test)
 }
 
 /*
+ * Slots come back in any order: one QP holds the SRQ's first WR (its
+ * completion unpolled) while another takes and completes three times the
+ * SRQ's depth of WRs, one at a time, each reposted; none is refused for
+ * room, each lands named with its QP, and the held one comes back last.
+ */
+static void ibpost_srq_slow_taker_holds_one_slot(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *dst = ibpost_test_buf_new(test, dev,
+							  SRQ_WRS * SRQ_SLOT);
+	struct ibpost_test_buf *src = ibpost_test_buf_new(test, dev,
+							  SRQ_WRS * SRQ_SLOT);
+	struct srq_rec *rec = srq_rec_new(test);
+	struct ibpost_srq *srq = srq_new(test, dev, rec, 4, IB_POLL_DIRECT,
+					 false);
+	struct ibpost_qp *a[2], *b[2];
+	int i;
+
+	srq_pair(test, dev, srq, IB_POLL_DIRECT, &a[0], &b[0]);
+	srq_pair(test, dev, srq, IB_POLL_DIRECT, &a[1], &b[1]);
+	srq_post(test, srq, rec, dst, 0, 1, false);
+	srq_send(test, a[0], src, 0, 0x510);
+	for (i = 1; i <= 12; i++) {
+		srq_post(test, srq, rec, dst, i, 1, false);
+		srq_send(test, a[1], src, i, 0x510 + i);
+		KUNIT_ASSERT_EQ(test, i, srq_wait(rec, IB_POLL_DIRECT, &b[1],
+						  1, i));
+		KUNIT_EXPECT_EQ(test, 1, rec->req[i].calls);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, rec->req[i].status);
+		KUNIT_EXPECT_PTR_EQ(test, rec->req[i].qp, b[1]);
+	}
+	KUNIT_EXPECT_EQ(test, 0, rec->req[0].calls);
+	KUNIT_ASSERT_EQ(test, 13, srq_wait(rec, IB_POLL_DIRECT, &b[0], 1, 13));
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, rec->req[0].status);
+	KUNIT_EXPECT_PTR_EQ(test, rec->req[0].qp, b[0]);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&rec->strays));
+}
+
+/*
  * The limit armed at 4 of 8 posted: once fewer than 4 remain, the
  * consumer's event callback hears IB_EVENT_SRQ_LIMIT_REACHED, in process
  * context; a limit not below max_wr is refused.
@@ -583,6 +622,17 @@ static void ibpost_srq_device_removal_flushes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&rec->strays));
 }
 
+/* A QP of @attr on @dev refused with @err (one made anyway goes at once). */
+static void srq_expect_refused(struct kunit *test, struct ibpost_dev *dev,
+			       const struct ibpost_qp_attr *attr, int err)
+{
+	struct ibpost_qp *qp = ibpost_qp_create(dev, attr);
+
+	KUNIT_EXPECT_PTR_EQ(test, qp, ERR_PTR(err));
+	if (!IS_ERR(qp))
+		ibpost_qp_destroy(qp);
+}
+
 /*
  * Bad input: receives posted on an SRQ's QP, its polled receive
  * completions, an SRQ with shared CQs or of another completion context
@@ -629,12 +679,10 @@ static void ibpost_srq_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EBUSY, ibpost_srq_destroy(srq));
 
 	attr.shared_cq = true;
-	KUNIT_EXPECT_PTR_EQ(test, ibpost_qp_create(dev, &attr),
-			    ERR_PTR(-EOPNOTSUPP));
+	srq_expect_refused(test, dev, &attr, -EOPNOTSUPP);
 	attr.shared_cq = false;
 	attr.poll_ctx = IB_POLL_SOFTIRQ;
-	KUNIT_EXPECT_PTR_EQ(test, ibpost_qp_create(dev, &attr),
-			    ERR_PTR(-EINVAL));
+	srq_expect_refused(test, dev, &attr, -EINVAL);
 
 	sa.recv_done = NULL;
 	KUNIT_EXPECT_PTR_EQ(test, ibpost_srq_create(dev, &sa),
@@ -655,8 +703,7 @@ static void ibpost_srq_bad_input(struct kunit *test)
 	dev2 = ibpost_test_dev2(test, SRQ_DEV, SRQ_NETDEV);
 	other = ibpost_test_buf_new(test, dev2, 4096);
 	attr.poll_ctx = IB_POLL_WORKQUEUE;
-	KUNIT_EXPECT_PTR_EQ(test, ibpost_qp_create(dev2, &attr),
-			    ERR_PTR(-EINVAL));
+	srq_expect_refused(test, dev2, &attr, -EINVAL);
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			ibpost_post_srq_recv(srq, &rec->req[1], other->buf, 64,
 					     other->mr));
@@ -679,6 +726,7 @@ static struct kunit_case ibpost_srq_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_srq_two_qps_share_receives, srq_ctx_gen_params),
 	KUNIT_CASE(ibpost_srq_chain_stops_at_bad_wr),
 	KUNIT_CASE(ibpost_srq_destroy_returns_taken),
+	KUNIT_CASE(ibpost_srq_slow_taker_holds_one_slot),
 	KUNIT_CASE(ibpost_srq_limit_event_reaches_consumer),
 	KUNIT_CASE(ibpost_srq_cqe_mode),
 	KUNIT_CASE(ibpost_srq_device_removal_flushes),
