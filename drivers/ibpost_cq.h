@@ -25,7 +25,8 @@ static inline bool ibpost_cq_poll_scheduled(struct ib_cq *cq)
 /*
  * Whether @cq's own context may be running completions it polled: its
  * irq_poll is scheduled (cleared once the batch is delivered), or its work
- * item pending or running. A DIRECT CQ has none.
+ * item pending or running (work_busy(), a snapshot: the caller polls the
+ * CQ again after it says idle). A DIRECT CQ has none.
  */
 static inline bool ibpost_cq_poll_busy(struct ib_cq *cq)
 {

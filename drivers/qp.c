@@ -821,11 +821,18 @@ static void ibpost_qp_flush_rings(struct ibpost_qp *qp, bool drained,
  * and completes nothing more). Those have wc->qp NULL, as the provider QP
  * is freed (ibpost_qp_ibqp() says so too). As the QP's other callbacks
  * at teardown, a SOFTIRQ QP's run with bottom halves off. The CQ's own
- * context may deliver some meanwhile, on another CPU; its batch is over
- * before this returns.
+ * context may deliver a batch it polled meanwhile, on another CPU: the
+ * QP's last receive callbacks may then overlap, out of order, as a
+ * teardown's flushes may with a CQ's; that batch is over before this
+ * returns. That wait is bounded by drain_timeout_ms, as a receive
+ * marker's would be (a callback of another SRQ QP's CQ work may be
+ * waiting for this QP's mutex). Return: whether the CQ was left empty and
+ * quiet in time.
  */
-static void ibpost_qp_reap_srq(struct ibpost_qp *qp, bool gone)
+static bool ibpost_qp_reap_srq(struct ibpost_qp *qp, bool gone)
 {
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(ibpost_drain_timeout_ms());
 	bool bh = qp->attr.poll_ctx == IB_POLL_SOFTIRQ;
 	struct ib_cq *cq = qp->rq.cq;
 	struct ib_wc wc;
@@ -843,7 +850,9 @@ static void ibpost_qp_reap_srq(struct ibpost_qp *qp, bool gone)
 		if (bh)
 			local_bh_enable();
 		if (!ibpost_cq_poll_busy(cq))
-			return;
+			return true;
+		if (time_after(jiffies, deadline))
+			return false;
 		usleep_range(100, 200);
 	}
 }
@@ -886,8 +895,9 @@ static void ibpost_qp_teardown_qp(struct ibpost_qp *qp)
 	 * completions from its CQ (mlx4, mlx5) and give their WRs back to
 	 * the SRQ, the data lost.
 	 */
-	if (qp->attr.srq)
-		ibpost_qp_reap_srq(qp, false);
+	if (qp->attr.srq && !ibpost_qp_reap_srq(qp, false))
+		pr_warn_ratelimited("qp %u: its receive CQ's own poll did not end within drain_timeout_ms; destroying it anyway\n",
+				    qp->rqp.qpn);
 	if (qp->cm_id)
 		ibpost_cm_destroy_qp(qp);
 	else
@@ -1087,8 +1097,10 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 	}
 	ibpost_qp_flush_rings(qp, true, false);
 	/* The SRQ's WRs it took: back before RESET, as its own. */
-	if (qp->attr.srq)
-		ibpost_qp_reap_srq(qp, false);
+	if (qp->attr.srq && !ibpost_qp_reap_srq(qp, false)) {
+		ret = -ETIMEDOUT;
+		goto out;
+	}
 	/* WRs posted in ERR while draining: flushed before RESET too. */
 	ibpost_qp_return_synthetic(qp);
 out:

@@ -216,6 +216,9 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 
 	if (!depth || depth > 1U << 30)
 		return -EINVAL;
+	/* Any order: with a callback only (a parked slot is neither free nor in use). */
+	if (q->any_order && !ibpost_queue_calls_back(q))
+		return -EINVAL;
 	q->mask = roundup_pow_of_two(depth) - 1;
 	q->max_sge = max_t(u32, max_sge, 1);
 	/* No post queues more than @depth WRs: no larger stage is needed. */
@@ -240,10 +243,10 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	if (q->any_order) {
 		u32 i;
 
-		/* Claimed from the top: index 0 first, as in ring order. */
 		for (i = 0; i <= q->mask; i++)
-			q->free_idx[i] = q->mask - i;
-		q->nfree = q->mask + 1;
+			q->free_idx[i] = i;
+		q->free_head = 0;
+		q->free_tail = q->mask + 1;
 		q->tail = q->head - q->mask - 1;
 	}
 	q->depth = depth;
@@ -324,10 +327,14 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 	while (count--) {
 		struct ibpost_slot *slot;
 
-		/* Any order: the newest claims are the stack's last pops. */
+		/*
+		 * Any order: the newest claims are the FIFO's last, still
+		 * before its head (nothing is freed while a post holds
+		 * q->lock).
+		 */
 		q->head--;
 		if (q->free_idx) {
-			slot = &q->slots[q->free_idx[q->nfree++]];
+			slot = &q->slots[q->free_idx[--q->free_head & q->mask]];
 			q->tail = q->head - q->mask - 1;
 		} else {
 			slot = &q->slots[q->head & q->mask];
@@ -387,14 +394,15 @@ static void ibpost_queue_advance(struct ibpost_queue *q)
 }
 
 /*
- * @slot, just freed, is back for a claim: on the free stack of an
- * any-order ring, or behind the tail once the slots before it are too.
+ * @slot, just freed (or parked), is back for a claim: at the free FIFO's
+ * tail of an any-order ring (which parks nothing), or behind the tail
+ * once the slots before it are too.
  */
 static __always_inline void ibpost_queue_release(struct ibpost_queue *q,
 						 const struct ibpost_slot *slot)
 {
 	if (unlikely(q->free_idx))
-		q->free_idx[q->nfree++] = slot - q->slots;
+		q->free_idx[q->free_tail++ & q->mask] = slot - q->slots;
 	else
 		ibpost_queue_advance(q);
 }
@@ -981,6 +989,9 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 
 		if (s->state != IBPOST_SLOT_POSTED)
 			continue;
+		/* Any order: the slot's own position says when it was posted. */
+		if (q->free_idx && (s32)(end - s->pos) <= 0)
+			continue;
 		/* A synthetic WR never reached the provider: always a flush. */
 		if (reclaim && q->is_send && ibpost_slot_reclaim_drained(q, s,
 									 end))
@@ -1003,7 +1014,13 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 		ibpost_slot_finish(q, READ_ONCE(q->cq), s, &wc, true, *flags);
 		n++;
 		spin_lock_irqsave(&q->lock, *flags);
-		pos = q->tail - 1;	/* the ring moved: rescan from the tail */
+		/*
+		 * The ring moved: rescan from the tail. An any-order ring's
+		 * slots stay where they are: each index is seen once, in one
+		 * pass over the ring, not one per WR flushed.
+		 */
+		if (!q->free_idx)
+			pos = q->tail - 1;
 	}
 	return n;
 }

@@ -273,8 +273,24 @@ struct ibpost_ring_qp {
  *        free-running u32 positions wrap
  * @depth: usable slots (provider's grant minus the one kept for draining),
  *         at most @mask + 1
- * @head: slots ever filled (free-running, index = head & mask)
- * @tail: slots ever released
+ * @head: slots ever filled (free-running, index = head & mask, but with
+ *        @free_idx)
+ * @tail: slots ever released (with @free_idx: @head less the ring's size)
+ * @free_idx: with @any_order: the indices of the free slots, a FIFO of
+ *            mask + 1 entries from @free_head to @free_tail (free-running
+ *            positions): claimed at the head, the oldest freed first (so
+ *            that a late completion of a slot finds it still free for a
+ *            long time, as in ring order), freed at the tail, and a
+ *            refused post's claims given back at the head; else NULL (a
+ *            QP's queues claim and free in ring order)
+ * @free_head: see @free_idx
+ * @free_tail: see @free_idx
+ * @any_order: set before ibpost_ring_alloc(): a shared receive queue's
+ *             ring, whose WRs any QP may take and complete in any order
+ *             (and a provider may lose, a QP destroyed as it took one):
+ *             it claims free slots wherever they are (@free_idx), so one
+ *             slot held long holds itself only; it always has a callback
+ *             (it parks no completion)
  * @done: completions waiting for ibpost_get_*_comp()
  * @wait: woken when @done gains an entry
  * @done_fn: the consumer's callback, or NULL to queue on @done
@@ -327,16 +343,6 @@ struct ibpost_ring_qp {
  *                   reclaim marker is posted until it is done
  * @test_posts: test builds: the post calls that ran the post loop's
  *              one-WR copy ([0]) and its chain copy ([1]), under @lock
- * @any_order: set before ibpost_ring_alloc(): a shared receive queue's
- *             ring, whose WRs any QP may take and complete in any order
- *             (and a provider may lose, a QP destroyed as it took one):
- *             it claims free slots wherever they are (@free_idx), so one
- *             slot held long holds itself only; @tail then trails @head
- *             by the ring's size, for the walks over every slot
- * @free_idx: with @any_order: the indices of the free slots, a stack of
- *            @nfree, claimed from the top and unclaimed back onto it;
- *            else NULL (a QP's queues claim and free in ring order)
- * @nfree: see @free_idx
  */
 struct ibpost_queue {
 	spinlock_t lock;	/* posting and completion bookkeeping */
@@ -351,6 +357,10 @@ struct ibpost_queue {
 	u32 depth;
 	u32 head;
 	u32 tail;
+	u32 *free_idx;
+	u32 free_head;
+	u32 free_tail;
+	bool any_order;
 	struct list_head done;
 	wait_queue_head_t wait;
 	void (*done_fn)(struct ibpost_qp *qp, void *context,
@@ -386,9 +396,6 @@ struct ibpost_queue {
 #ifdef IBPOST_TEST_HOOKS
 	u32 test_posts[2];
 #endif
-	bool any_order;
-	u32 *free_idx;
-	u32 nfree;
 };
 
 /*
@@ -397,14 +404,15 @@ struct ibpost_queue {
  */
 static inline u32 ibpost_queue_used(const struct ibpost_queue *q)
 {
-	return q->free_idx ? q->mask + 1 - q->nfree : q->head - q->tail;
+	return q->free_idx ? q->mask + 1 - (q->free_tail - q->free_head) :
+			     q->head - q->tail;
 }
 
 /* The slot @q claims next (a free one). */
 static inline struct ibpost_slot *ibpost_slot_next(const struct ibpost_queue *q)
 {
 	if (unlikely(q->free_idx))
-		return &q->slots[q->free_idx[q->nfree - 1]];
+		return &q->slots[q->free_idx[q->free_head & q->mask]];
 	return &q->slots[q->head & q->mask];
 }
 
@@ -428,10 +436,10 @@ static inline bool ibpost_context_is_cqe(const void *context)
 }
 
 /*
- * Fill the slot at q->head for posting; the caller checked for room. Its
- * cqe and queue were set when the ring was (ibpost_queue_slots_init()).
- * @any: @q->any_order, a constant where the caller knows it: a free slot
- * from the top of the stack instead, at the same position.
+ * Fill the slot at q->head for posting (@any: @q->any_order, a constant
+ * where the caller knows it: the next free one, ibpost_slot_next()); the
+ * caller checked for room. Its cqe and queue were set when the ring was
+ * (ibpost_queue_slots_init()).
  */
 static __always_inline struct ibpost_slot *
 __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
@@ -441,7 +449,7 @@ __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
 
 	lockdep_assert_held(&q->lock);
 	if (any) {
-		slot = &q->slots[q->free_idx[--q->nfree]];
+		slot = &q->slots[q->free_idx[q->free_head++ & q->mask]];
 		q->tail++;	/* trails the head by the ring's size */
 	} else {
 		slot = &q->slots[q->head & q->mask];

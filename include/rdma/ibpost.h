@@ -244,8 +244,9 @@ int ibpost_qp_loopback_av(struct ibpost_qp *qp, struct rdma_ah_attr *ah);
  *             when that QP's destroy reaped it after the provider QP was
  *             freed); with a NULL QP (and wc->qp NULL) for the WRs still
  *             queued when the SRQ is destroyed or its device removed,
- *             flushed. It may repost to the SRQ; it may not destroy or
- *             arm the SRQ from those last flushes (-EWOULDBLOCK).
+ *             flushed. It may repost to the SRQ; from those last
+ *             flushes it may not destroy or arm any SRQ (-EWOULDBLOCK:
+ *             two destroys could wait for each other's flush).
  *             Required unless @ib_cqe
  * @ib_cqe: every context is a struct ib_cqe * (as struct ibpost_qp_attr's
  *          @ib_cqe): cqe->done(cq, wc) gets each completion, cq the
