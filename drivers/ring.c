@@ -247,7 +247,6 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 			q->free_idx[i] = i;
 		q->free_head = 0;
 		q->free_tail = q->mask + 1;
-		q->tail = q->head - q->mask - 1;
 	}
 	q->depth = depth;
 	return 0;
@@ -333,12 +332,10 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 		 * q->lock).
 		 */
 		q->head--;
-		if (q->free_idx) {
+		if (q->free_idx)
 			slot = &q->slots[q->free_idx[--q->free_head & q->mask]];
-			q->tail = q->head - q->mask - 1;
-		} else {
+		else
 			slot = &q->slots[q->head & q->mask];
-		}
 		ibpost_slot_release(q, slot);
 		if (slot->sync)
 			ibpost_sync_put(slot->sync);
@@ -378,7 +375,7 @@ void ibpost_sync_put(struct ibpost_sync *sync)
 
 /*
  * Move the tail past the slots freed; in locals, not stored per step. An
- * any-order ring's trails its head (ibpost_queue_release()).
+ * any-order ring has no tail (ibpost_queue_release()).
  */
 static void ibpost_queue_advance(struct ibpost_queue *q)
 {
@@ -581,6 +578,9 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 			       const struct ib_wc *wc)
 	__must_hold(&q->lock)
 {
+	/* A shared receive queue's: the taking QP's queue (none: a flush). */
+	struct ibpost_queue *taker = q->qp ? NULL : ibpost_ring_cq_queue(cq);
+
 	/* Its sink's key outlives a READ that did not succeed (sink.c). */
 	if (slot->prefixed && q->ops)
 		q->ops->slot_failed(q, slot, false);
@@ -595,8 +595,8 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 	 */
 	if (!slot->synthetic && READ_ONCE(q->rqp->ibqp))
 		ibpost_state_failed(q->rqp, q->is_send);
-	else if (!q->qp && ibpost_ring_cq_queue(cq))
-		ibpost_srq_wr_failed(ibpost_ring_cq_queue(cq)->rqp, wc);
+	else if (taker)
+		ibpost_srq_wr_failed(taker->rqp, wc);
 	ibpost_log_wc(q, cq, wc);
 }
 
@@ -984,7 +984,9 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 	u32 pos, end = q->head, n = 0;
 
 	lockdep_assert_held(&q->lock);
-	for (pos = q->tail; n < budget && (s32)(end - pos) > 0; pos++) {
+	/* Any order: every index once, the ring's size of positions. */
+	pos = q->free_idx ? end - q->mask - 1 : q->tail;
+	for (; n < budget && (s32)(end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
 		if (s->state != IBPOST_SLOT_POSTED)

@@ -275,7 +275,8 @@ struct ibpost_ring_qp {
  *         at most @mask + 1
  * @head: slots ever filled (free-running, index = head & mask, but with
  *        @free_idx)
- * @tail: slots ever released (with @free_idx: @head less the ring's size)
+ * @tail: slots ever released (unused with @free_idx: its walks start a
+ *        ring's size before @head)
  * @free_idx: with @any_order: the indices of the free slots, a FIFO of
  *            mask + 1 entries from @free_head to @free_tail (free-running
  *            positions): claimed at the head, the oldest freed first (so
@@ -448,12 +449,10 @@ __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
 	struct ibpost_slot *slot;
 
 	lockdep_assert_held(&q->lock);
-	if (any) {
+	if (any)
 		slot = &q->slots[q->free_idx[q->free_head++ & q->mask]];
-		q->tail++;	/* trails the head by the ring's size */
-	} else {
+	else
 		slot = &q->slots[q->head & q->mask];
-	}
 	slot->context = context;
 	slot->state = IBPOST_SLOT_POSTED;
 	slot->signaled = signaled;
