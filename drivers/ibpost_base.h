@@ -180,6 +180,7 @@ enum ibpost_rule {
 	IBPOST_RULE_PROVIDER,		/* the provider refused it */
 	IBPOST_RULE_NOT_A_CQE,		/* ib_cqe mode: no ib_cqe, no done */
 	IBPOST_RULE_SRQ_QP,		/* receives of an SRQ's QP: to the SRQ */
+	IBPOST_RULE_DMA_DIRECTION,	/* an MR mapped the other way */
 };
 
 /* fault.c */

@@ -2,9 +2,11 @@
 /*
  * Memory registration: the kernel analogue of rdma_reg_msgs/read/write.
  *
- * Operation: every ibpost MR DMA-maps a physically contiguous kernel
+ * Operation: an MR of this file DMA-maps a physically contiguous kernel
  * buffer (kmalloc or pages; a vmalloc or stack buffer is refused with
- * -EINVAL) and is used locally through the PD's local DMA lkey. Remote
+ * -EINVAL: mr_pages.c registers those page by page) and is used locally
+ * through the PD's local DMA lkey. Every MR is listed, mapped and
+ * released here (ibpost_mr_new(), ibpost_mr_add()), whatever its kind. Remote
  * access is granted only by ibpost_reg_read()/ibpost_reg_write(): a
  * fast-registration MR scoped to exactly that buffer with only that
  * access, registered by an IB_WR_REG_MR posted on the consumer's QP, its
@@ -78,47 +80,126 @@ static int ibpost_mr_alloc_remote(struct ibpost_mr *mr, const char *caller)
 	return 0;
 }
 
-/*
- * Allocate, DMA-map and list an MR on @dev, revoked (no post can use it
- * yet). The device check and the listing happen under dev->qp_lock, which
- * device removal holds while it releases the device's MRs: removal either
- * came first (-ENODEV) or will find this MR and release it.
+/**
+ * ibpost_mr_new - an MR of @dev, not mapped nor listed yet
+ * @dev: the device
+ * @access: IB_ACCESS_* it will grant
+ *
+ * Return: the MR (local use: mapped in both directions and synced by
+ * ibpost, until its registration says otherwise), or NULL.
  */
-static struct ibpost_mr *ibpost_mr_alloc(struct ibpost_dev *dev, void *buf,
-					 size_t len, int access,
-					 const char *caller)
+struct ibpost_mr *ibpost_mr_new(struct ibpost_dev *dev, int access)
 {
-	struct ibpost_mr *mr;
-	int ret;
+	struct ibpost_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 
-	if (!ibpost_buf_ok(buf, len))
-		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	mr->dev = dev;
-	mr->buf = buf;
-	mr->len = len;
 	mr->access = access;
 	mr->revoked = true;
+	mr->dma_flags = IBPOST_MR_SYNC;
+	mr->dma_dir = DMA_BIDIRECTIONAL;
 	INIT_LIST_HEAD(&mr->node);
 	INIT_WORK(&mr->release_work, ibpost_mr_release_work);
 	atomic_set(&mr->use.users, 0);
-	sg_init_one(&mr->sg, buf, len);
-	ibpost_hook(IBPOST_HOOK_REG_CHECKED, mr);
+	return mr;
+}
 
+/*
+ * Whether syncing @mr's mapping does anything: not where the provider's
+ * DMA is virtual (rxe, siw), nor where the DMA API says no address of it
+ * needs one (coherent, no bounce buffer). The post path then skips the
+ * syncs (but to trace them).
+ */
+static bool ibpost_mr_needs_sync(const struct ibpost_mr *mr)
+{
+	struct ib_device *ibdev = mr->dev->ibdev;
+	u32 i;
+
+	if (ib_uses_virt_dma(ibdev))
+		return false;
+	if (!mr->segs)
+		return dma_need_sync(ibdev->dma_device, mr->dma);
+	for (i = 0; i < mr->nsegs; i++)
+		if (dma_need_sync(ibdev->dma_device, mr->segs[i].dma))
+			return true;
+	return false;
+}
+
+/* DMA-map @mr's memory, as its kind says (dev->qp_lock held). */
+static int ibpost_mr_map(struct ibpost_mr *mr)
+{
+	struct ib_device *ibdev = mr->dev->ibdev;
+	int ret = 0;
+
+	switch (mr->map) {
+	case IBPOST_MR_MAP_ONE:
+		if (!ib_dma_map_sg(ibdev, &mr->sg, 1, mr->dma_dir))
+			return -ENOMEM;
+		mr->dma = sg_dma_address(&mr->sg);
+		break;
+	case IBPOST_MR_MAP_SGT:
+		ret = ib_dma_map_sgtable_attrs(ibdev, mr->sgt, mr->dma_dir, 0);
+		if (ret)
+			return ret;
+		ret = ibpost_mr_sgt_segs(mr);
+		if (ret)
+			ib_dma_unmap_sgtable_attrs(ibdev, mr->sgt, mr->dma_dir, 0);
+		break;
+	default:
+		return 0;
+	}
+	if (!ret && ibpost_mr_needs_sync(mr))
+		mr->dma_flags |= IBPOST_MR_NEED_SYNC;
+	return ret;
+}
+
+/* Undo ibpost_mr_map(). */
+static void ibpost_mr_unmap(struct ibpost_mr *mr)
+{
+	struct ib_device *ibdev = mr->dev->ibdev;
+
+	if (mr->map == IBPOST_MR_MAP_ONE)
+		ib_dma_unmap_sg(ibdev, &mr->sg, 1, mr->dma_dir);
+	else if (mr->map == IBPOST_MR_MAP_SGT)
+		ib_dma_unmap_sgtable_attrs(ibdev, mr->sgt, mr->dma_dir, 0);
+}
+
+/* Free an MR no post can reach and no device holds. */
+static void ibpost_mr_free(struct ibpost_mr *mr)
+{
+	ibpost_mr_free_segs(mr);
+	kfree(mr);
+}
+
+/**
+ * ibpost_mr_add - DMA-map @mr and list it on its device, revoked
+ * @mr: from ibpost_mr_new(), its memory described
+ * @caller: the module credited for a remote registration
+ *
+ * The device check and the listing happen under dev->qp_lock, which
+ * device removal holds while it releases the device's MRs: removal either
+ * came first (-ENODEV) or will find this MR and release it. On failure
+ * @mr is freed.
+ *
+ * Return: 0, -ENODEV, -ENOMEM or the mapping's error.
+ */
+int ibpost_mr_add(struct ibpost_mr *mr, const char *caller)
+{
+	struct ibpost_dev *dev = mr->dev;
+	int ret;
+
+	ibpost_hook(IBPOST_HOOK_REG_CHECKED, mr);
 	mutex_lock(&dev->qp_lock);
 	if (test_bit(IBPOST_DEV_REMOVING, &dev->flags) || !dev->ibdev) {
 		ret = -ENODEV;
 		goto out_unlock;
 	}
 	mr->lkey = dev->pd->local_dma_lkey;
-	if (!ib_dma_map_sg(dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL)) {
-		ret = -ENOMEM;
+	ret = ibpost_mr_map(mr);
+	if (ret)
 		goto out_unlock;
-	}
-	mr->dma = sg_dma_address(&mr->sg);
-	if (access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)) {
+	if (mr->access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)) {
 		ret = ibpost_mr_alloc_remote(mr, caller);
 		if (ret)
 			goto out_unmap;
@@ -128,18 +209,38 @@ static struct ibpost_mr *ibpost_mr_alloc(struct ibpost_dev *dev, void *buf,
 	list_add_tail(&mr->node, &dev->mrs);
 	spin_unlock_bh(&dev->mr_lock);
 	mutex_unlock(&dev->qp_lock);
-	return mr;
+	return 0;
 
 out_unmap:
-	ib_dma_unmap_sg(dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL);
+	ibpost_mr_unmap(mr);
 out_unlock:
 	mutex_unlock(&dev->qp_lock);
-	kfree(mr);
-	return ERR_PTR(ret);
+	ibpost_mr_free(mr);
+	return ret;
+}
+
+/* Allocate, DMA-map and list an MR of a contiguous buffer on @dev. */
+static struct ibpost_mr *ibpost_mr_alloc(struct ibpost_dev *dev, void *buf,
+					 size_t len, int access,
+					 const char *caller)
+{
+	struct ibpost_mr *mr;
+	int ret;
+
+	if (!ibpost_buf_ok(buf, len))
+		return ERR_PTR(-EINVAL);
+	mr = ibpost_mr_new(dev, access);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->buf = buf;
+	mr->len = len;
+	sg_init_one(&mr->sg, buf, len);
+	ret = ibpost_mr_add(mr, caller);
+	return ret ? ERR_PTR(ret) : mr;
 }
 
 /* Let posts use a listed MR. */
-static void ibpost_mr_unrevoke(struct ibpost_mr *mr)
+void ibpost_mr_unrevoke(struct ibpost_mr *mr)
 {
 	spin_lock_bh(&mr->dev->mr_lock);
 	WRITE_ONCE(mr->revoked, false);
@@ -155,7 +256,7 @@ static void ibpost_mr_release(struct ibpost_mr *mr)
 	if (mr->ibmr)
 		ib_dereg_mr(mr->ibmr);
 	mr->ibmr = NULL;
-	ib_dma_unmap_sg(mr->dev->ibdev, &mr->sg, 1, DMA_BIDIRECTIONAL);
+	ibpost_mr_unmap(mr);
 	mr->dead = true;
 }
 
@@ -173,7 +274,7 @@ static void ibpost_mr_destroy(struct ibpost_mr *mr)
 	list_del_init(&mr->node);
 	spin_unlock_bh(&dev->mr_lock);
 	mutex_unlock(&dev->qp_lock);
-	kfree(mr);
+	ibpost_mr_free(mr);
 	ibpost_dev_put(dev);
 }
 
@@ -181,12 +282,14 @@ static void ibpost_mr_destroy(struct ibpost_mr *mr)
  * ibpost_reg_msgs - register a kernel buffer for local access
  * @dev: the device
  * @buf: a physically contiguous buffer (kmalloc, alloc_pages); vmalloc
- *       and stack buffers are refused
+ *       and stack buffers are refused: ibpost_reg_vmalloc() registers a
+ *       vmalloc buffer page by page
  * @len: its length in bytes
  *
  * The buffer can then be the local side of any post (send, receive, the
  * local buffer of an RDMA READ or WRITE) on a QP of @dev. It grants no
- * remote access.
+ * remote access. It is mapped in both directions; ibpost syncs it around
+ * every WR that uses it.
  *
  * Context: Process context; may sleep.
  * Return: the MR, or ERR_PTR(-EINVAL) for a bad buffer, -ENODEV when the
@@ -620,6 +723,8 @@ void ibpost_dev_release_mrs(struct ibpost_dev *dev)
 	struct ibpost_mr *mr;
 
 	lockdep_assert_held(&dev->qp_lock);
+	/* A consumer's sync that saw no removal is over (mr_pages.c). */
+	synchronize_rcu();
 	spin_lock_bh(&dev->mr_lock);
 	while ((mr = list_first_entry_or_null(&dev->mrs, struct ibpost_mr,
 					      node))) {

@@ -76,13 +76,28 @@ static bool ibpost_mr_get_settled(struct ibpost_mr *mr)
  * see each WR's.
  */
 
+/*
+ * @mr, with a user counted for the SGE at hand, becomes @q's hit when the
+ * hit has no SGE outstanding and no post has DMA work on @mr; the user is
+ * then the queue's. Return: whether it did (the SGE counts in the hit).
+ */
+static bool ibpost_mr_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
+{
+	if (q->hit_users || (mr->dma_flags & IBPOST_MR_DMA_WORK))
+		return false;
+	ibpost_ring_hit_adopt(q, &mr->use);
+	return true;
+}
+
 /**
  * __ibpost_mr_find - the live MR of @q's device that holds @sge
  * @q: the queue posted to, its lock held
  * @sge: the SGE
+ * @hit: set to whether the SGE's use is counted in q->hit_users
  *
  * The SGE's use is counted in q->hit_users when the hit had no users (it
- * adopts the MR found); else the MR returned has a user counted for it.
+ * adopts the MR found, see ibpost_mr_adopt()); else the MR returned has a
+ * user counted for it.
  * As ibpost_mr_lookup(), trying @q's hit first (see above); the case of
  * an SGE in a hit with users is ibpost_mr_find()'s, inline. A hit that
  * dereg revoked is looked up again under the device's lock, where it is
@@ -92,7 +107,7 @@ static bool ibpost_mr_get_settled(struct ibpost_mr *mr)
  * Return: the MR, or NULL.
  */
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge)
+				   const struct ib_sge *sge, bool *hit)
 {
 	struct ibpost_mr *mr = q->hit ? ibpost_use_mr(q->hit) : NULL;
 
@@ -100,8 +115,7 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 	/* The hit, live again, or whichever MR holds @sge now. */
 	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
 		mr = ibpost_mr_lookup(q->dev, sge);
-	if (mr)
-		ibpost_ring_hit_adopt(q, &mr->use);
+	*hit = mr && ibpost_mr_adopt(q, mr);
 	return mr;
 }
 
@@ -109,6 +123,7 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
  * __ibpost_mr_pin - count a use of an MR a post names itself
  * @q: the queue posted to, its lock held
  * @mr: the MR (the seed operations take it from the caller)
+ * @hit: set to whether the use is counted in q->hit_users
  *
  * Counts the use, as __ibpost_mr_find() does, when @mr belongs to @q's
  * device and is not being deregistered, with the same ordering against
@@ -116,13 +131,15 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
  *
  * Return: @mr, or NULL.
  */
-struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
+				  bool *hit)
 {
 	lockdep_assert_held(&q->lock);
+	*hit = false;
 	if (!mr || mr->dev != q->dev ||
 	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
 		return NULL;
-	ibpost_ring_hit_adopt(q, &mr->use);
+	*hit = ibpost_mr_adopt(q, mr);
 	return mr;
 }
 

@@ -39,6 +39,19 @@ struct ibpost_dev;
  * @revoked: no new post may use it: ibpost_dereg_mr() is invalidating it,
  *           or a registration has not finished yet. It stays on @dev's
  *           list, so device removal still finds and releases it.
+ * @dma_flags: IBPOST_MR_* below: whether ibpost syncs it, which way the
+ *             device may use it
+ * @dma_dir: the direction it is mapped in (enum dma_data_direction)
+ * @map: how it is mapped (enum ibpost_mr_map)
+ * @segs: a page MR's DMA segments in byte order (mr_pages.c); NULL for
+ *        one contiguous buffer (@dma, @len)
+ * @nsegs: entries in @segs
+ * @dma_lo: a page MR's lowest DMA address
+ * @dma_hi: the end of its highest segment
+ * @sgt: a page MR's table as mapped: the consumer's (ibpost_reg_sgt()) or
+ *       @own_sgt
+ * @own_sgt: the table ibpost built (ibpost_reg_vmalloc(),
+ *           ibpost_reg_page())
  */
 struct ibpost_mr {
 	struct ibpost_ring_use use;
@@ -57,6 +70,42 @@ struct ibpost_mr {
 	struct work_struct release_work;
 	bool dead;
 	bool revoked;
+	u8 dma_flags;
+	u8 dma_dir;
+	u8 map;
+	struct ibpost_mr_seg *segs;
+	u32 nsegs;
+	u64 dma_lo, dma_hi;
+	struct sg_table *sgt;
+	struct sg_table own_sgt;
+};
+
+/* mr->dma_flags */
+#define IBPOST_MR_SYNC		BIT(0)	/* ibpost mapped it: ibpost syncs */
+#define IBPOST_MR_NO_DEV_READ	BIT(1)	/* DMA_FROM_DEVICE: no SEND/WRITE source */
+#define IBPOST_MR_NO_DEV_WRITE	BIT(2)	/* DMA_TO_DEVICE: no receive/READ sink */
+#define IBPOST_MR_NEED_SYNC	BIT(3)	/* and its syncs do something */
+/* A post has DMA work on the MR (post.c): it never becomes a queue's hit. */
+#define IBPOST_MR_DMA_WORK	(IBPOST_MR_NEED_SYNC | IBPOST_MR_NO_DEV_READ | \
+				 IBPOST_MR_NO_DEV_WRITE)
+
+/* mr->map */
+enum ibpost_mr_map {
+	IBPOST_MR_MAP_ONE,	/* @sg, one contiguous buffer */
+	IBPOST_MR_MAP_SGT,	/* @sgt, by ibpost */
+	IBPOST_MR_MAP_CONSUMER,	/* the consumer's own mapping */
+};
+
+/**
+ * struct ibpost_mr_seg - one DMA segment of a page MR
+ * @dma: its DMA address
+ * @off: the offset of its first byte in the MR
+ * @len: its length
+ */
+struct ibpost_mr_seg {
+	u64 dma;
+	u64 off;
+	u32 len;
 };
 
 static_assert(offsetof(struct ibpost_mr, use) == 0);
@@ -67,13 +116,27 @@ static inline struct ibpost_mr *ibpost_use_mr(struct ibpost_ring_use *use)
 	return container_of(use, struct ibpost_mr, use);
 }
 
-/* ibpost_mr_sge(), inline for the seed operations' one SGE. */
+/* mr_pages.c: a page MR's SGE lookups */
+int ibpost_mr_sge_segs(const struct ibpost_mr *mr, const void *addr,
+		       u32 length, struct ib_sge *sge);
+bool ibpost_mr_covers_segs(const struct ibpost_mr *mr,
+			   const struct ib_sge *sge);
+int ibpost_mr_va_sgl(const struct ibpost_mr *mr, const void *addr,
+		     u32 length, struct ib_sge *sge, int max_sge);
+void ibpost_mr_free_segs(struct ibpost_mr *mr);
+
+/*
+ * ibpost_mr_sge(), inline for the seed operations' one SGE; a page MR's
+ * address (ibpost_reg_vmalloc()) inside one of its DMA segments.
+ */
 static inline int __ibpost_mr_sge(const struct ibpost_mr *mr,
 				  const void *addr, u32 length,
 				  struct ib_sge *sge)
 {
 	const char *p = addr, *b = mr->buf;
 
+	if (unlikely(mr->segs))
+		return ibpost_mr_sge_segs(mr, addr, length, sge);
 	if (p < b || p > b + mr->len || length > (b + mr->len) - p)
 		return -EINVAL;
 	sge->addr = mr->dma + (p - b);
@@ -88,6 +151,8 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 {
 	u64 base;
 
+	if (unlikely(mr->segs))
+		return ibpost_mr_covers_segs(mr, sge);
 	if (sge->lkey == mr->lkey)
 		base = mr->dma;
 	else if (mr->ibmr && sge->lkey == mr->ibmr->lkey)
@@ -99,15 +164,17 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 }
 
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge);
-struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
+				   const struct ib_sge *sge, bool *hit);
+struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
+				  bool *hit);
 
 /*
  * The MR of @q's device that holds @sge, its use counted (mr_table.c): an SGE
  * in the queue's hit while that has users, the common case, is counted
  * here without a call. *@hit: whether the use is counted in the hit; an
- * MR found while the hit has no users becomes the hit. (No address of the
- * caller's goes to the call: @hit can stay in a register.)
+ * MR found while the hit has no users becomes the hit, unless a post has
+ * DMA work on it (IBPOST_MR_DMA_WORK): so an SGE in the hit needs no
+ * DMA sync nor direction check.
  */
 static inline struct ibpost_mr *
 ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
@@ -118,8 +185,7 @@ ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
 		*hit = true;
 		return ibpost_use_mr(q->hit);
 	}
-	*hit = !q->hit_users;
-	return __ibpost_mr_find(q, sge);
+	return __ibpost_mr_find(q, sge, hit);
 }
 
 /* The same for an MR a post names itself (the seed operations). */
@@ -132,8 +198,7 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 		*hit = true;
 		return mr;
 	}
-	*hit = !q->hit_users;
-	return __ibpost_mr_pin(q, mr);
+	return __ibpost_mr_pin(q, mr, hit);
 }
 
 /* mr_table.c */

@@ -72,6 +72,7 @@
 #include "mr_table.h"
 #include "ibpost_trace.h"
 #include "ring_post.h"
+#include "dma_sync.h"
 #include "srq.h"
 
 #define IBPOST_SEND_FLAGS (IB_SEND_SIGNALED | IB_SEND_INLINE | \
@@ -184,38 +185,164 @@ static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
 }
 
 /*
+ * Where the DMA ranges of the WR a post loop checks go, as
+ * ibpost_next_uses() says for its uses.
+ */
+static struct ibpost_ring_dma *ibpost_next_dma(struct ibpost_queue *q,
+					       u32 inuse)
+{
+	return inuse >= q->depth ? q->spare_dma :
+	       ibpost_slot_dma(q, ibpost_slot_next(q));
+}
+
+/* ibpost_sge_dma()'s @op for a receive: it writes local memory. */
+#define IBPOST_OP_RECV (-1)
+
+/* Whether a WR of @op writes local memory (its SGEs are sinks). */
+static bool ibpost_wr_writes_local(int op)
+{
+	return op == IBPOST_OP_RECV || op == IB_WR_RDMA_READ ||
+	       op == IB_WR_RDMA_READ_WITH_INV ||
+	       op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * ibpost_sge_dma()'s work, when there is some: refused (false) when @mr's
+ * mapping does not allow the WR's way; memory ibpost mapped handed to the
+ * device and, written, recorded as the WR's @*ndma-th range.
+ */
+static bool __ibpost_sge_dma(struct ibpost_queue *q, const struct ibpost_mr *mr,
+			     const struct ib_sge *sge, int op, u32 inuse,
+			     u8 *ndma)
+{
+	bool writes = ibpost_wr_writes_local(op);
+	struct ibpost_ring_dma *d;
+	u64 addr;
+
+	if (mr->dma_flags & (writes ? IBPOST_MR_NO_DEV_WRITE :
+				      IBPOST_MR_NO_DEV_READ))
+		return false;
+	if (!(mr->dma_flags & IBPOST_MR_SYNC) ||
+	    (!(mr->dma_flags & IBPOST_MR_NEED_SYNC) &&
+	     !trace_ibpost_dma_sync_enabled()))
+		return true;
+	addr = sge->lkey == mr->lkey ? sge->addr :
+	       mr->dma + (sge->addr - mr->iova);
+	ibpost_dma_sync_dev(q->dma_dev, addr, sge->length, mr->dma_dir);
+	if (writes) {
+		d = &ibpost_next_dma(q, inuse)[(*ndma)++];
+		d->addr = addr;
+		d->len = sge->length;
+		d->dir = mr->dma_dir;
+	}
+	return true;
+}
+
+/*
+ * The DMA side of the SGE @sge of @mr in a WR of opcode @op (or a receive,
+ * IBPOST_OP_RECV), which reads local memory or writes it (a receive, a
+ * READ, an atomic): refused (false) when @mr's mapping does not allow
+ * that way; memory ibpost mapped is handed to the device now and, when
+ * written, recorded as the WR's @*ndma-th range (in the DMA array of the
+ * slot it claims, @inuse slots taken before it) for the CPU sync at its
+ * end. An MR mapped both ways whose syncs do nothing (the mapping is
+ * coherent with no bounce buffer, or the provider's DMA is virtual: rxe,
+ * siw) costs one test, unless the ibpost_dma_sync event is traced: the
+ * syncs, which then do nothing, are made to show where they happen.
+ * Forced inline: the checks group (see the head of this file).
+ */
+static __always_inline bool ibpost_sge_dma(struct ibpost_queue *q,
+					   const struct ibpost_mr *mr,
+					   const struct ib_sge *sge, int op,
+					   u32 inuse, u8 *ndma)
+{
+	if (likely(!(READ_ONCE(mr->dma_flags) &
+		     (IBPOST_MR_NEED_SYNC | IBPOST_MR_NO_DEV_WRITE |
+		      IBPOST_MR_NO_DEV_READ))) &&
+	    !trace_ibpost_dma_sync_enabled())
+		return true;
+	return __ibpost_sge_dma(q, mr, sge, op, inuse, ndma);
+}
+
+/*
+ * A WR refused after its SGEs were handed to the device (ibpost_sge_dma()):
+ * the ranges it would have written go back to the CPU.
+ */
+static void ibpost_dma_unwind(struct ibpost_queue *q, u32 inuse, u8 ndma)
+{
+	const struct ibpost_ring_dma *d;
+
+	if (likely(!ndma))
+		return;
+	d = ibpost_next_dma(q, inuse);
+	while (ndma--)
+		ibpost_dma_sync_cpu(q->dma_dev, d[ndma].addr, d[ndma].len,
+				    d[ndma].dir);
+}
+
+/* Name an SGE whose MR's DMA direction forbids the WR's use of it. */
+static int ibpost_sge_wrong_way(const struct ib_sge *sge, int i, bool writes)
+{
+	pr_warn_ratelimited("post: SGE %d (addr %#llx len %u) is in an MR mapped for the device to %s only\n",
+			    i, sge->addr, sge->length,
+			    writes ? "read" : "write");
+	return -EPERM;
+}
+
+/*
  * Find (or take from @given) the MR of every SGE of a WR and count its
  * use: in the queue's hit (*@nhit of them), or listed in @uses with a user
- * counted on each (see mr.c). Return: the number listed, or -EINVAL.
+ * counted on each (see mr.c); hand each to the device (ibpost_sge_dma(),
+ * *@ndma ranges recorded). Return: the number listed, -EINVAL for an SGE
+ * in no MR, -EPERM for one its MR's DMA direction forbids (nothing
+ * counted, nothing recorded).
  */
 static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 			      int num_sge, struct ibpost_mr **given,
-			      struct ibpost_ring_use **uses, u8 *nhit)
+			      struct ibpost_ring_use **uses, u8 *nhit,
+			      int op, u32 inuse, u8 *ndma)
 {
 	struct ibpost_mr *mr;
-	int i, n = 0;
+	int i, n = 0, err;
 	bool hit;
 
 	*nhit = 0;
+	*ndma = 0;
 	for (i = 0; i < num_sge; i++) {
 		if (given)
 			mr = ibpost_mr_pin(q, given[i], &hit);
 		else
 			mr = ibpost_mr_find(q, &sg[i], &hit);
 		if (!mr) {
-			ibpost_ring_uses_put(q, uses, n, *nhit);
-			*nhit = 0;
 			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a live MR of this device\n",
 					    i, sg[i].addr, sg[i].length,
 					    sg[i].lkey);
-			return -EINVAL;
+			err = -EINVAL;
+			goto out_put;
 		}
 		if (hit)
 			(*nhit)++;
 		else
 			uses[n++] = &mr->use;
+		/* The hit's MR has no DMA work (ibpost_mr_adopt()). */
+		if ((!hit || trace_ibpost_dma_sync_enabled()) &&
+		    !ibpost_sge_dma(q, mr, &sg[i], op, inuse, ndma)) {
+			err = ibpost_sge_wrong_way(&sg[i], i,
+						   ibpost_wr_writes_local(op));
+			goto out_put;
+		}
 	}
 	return n;
+
+out_put:
+	ibpost_ring_uses_put(q, uses, n, *nhit);
+	ibpost_dma_unwind(q, inuse, *ndma);
+	*nhit = 0;
+	*ndma = 0;
+	return err;
 }
 
 /*
@@ -247,32 +374,59 @@ ibpost_next_uses(struct ibpost_queue *q, u32 inuse)
 
 /*
  * ibpost_sges_to_mrs() with its common case inline: one SGE found
- * (ibpost_one_sge_mr(), the queue's hit without a call), the use array
- * (ibpost_next_uses(), @inuse) looked at only when the hit is not it. A
- * WR whose one SGE is in no MR is refused by ibpost_sges_to_mrs(), which
- * looks again and names it.
+ * (ibpost_one_sge_mr(), the queue's hit without a call) and handed to the
+ * device, the use array (ibpost_next_uses(), @inuse) looked at only when
+ * the hit is not it. A WR whose one SGE is in no MR, or in one whose DMA
+ * direction forbids it, is refused by ibpost_sges_to_mrs(), which looks
+ * again and names it.
  * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 					 const struct ib_sge *sg, int num_sge,
 					 struct ibpost_mr **given, u32 inuse,
-					 u8 *nhit)
+					 u8 *nhit, int op, u8 *ndma)
 {
 	struct ibpost_mr *mr;
 	bool hit;
 
+	*ndma = 0;
 	if (num_sge == 1) {
 		mr = ibpost_one_sge_mr(q, sg, given, &hit);
-		if (mr) {
+		/* The hit's MR has no DMA work (ibpost_mr_adopt()). */
+		if (mr && hit && likely(!trace_ibpost_dma_sync_enabled())) {
+			*nhit = 1;
+			return 0;
+		}
+		if (mr && ibpost_sge_dma(q, mr, sg, op, inuse, ndma)) {
 			*nhit = hit;
 			if (hit)
 				return 0;
 			ibpost_next_uses(q, inuse)[0] = &mr->use;
 			return 1;
 		}
+		if (mr) {
+			struct ibpost_ring_use *use = &mr->use;
+
+			ibpost_ring_uses_put(q, &use, !hit, hit);
+		}
 	}
 	return ibpost_sges_to_mrs(q, sg, num_sge, given,
-				  ibpost_next_uses(q, inuse), nhit);
+				  ibpost_next_uses(q, inuse), nhit, op, inuse,
+				  ndma);
+}
+
+/*
+ * The rule an SGE check's error broke: an SGE in no MR (-EINVAL), or in
+ * one whose DMA direction forbids it (-EPERM, refused with -EINVAL).
+ */
+static int ibpost_sge_rule(int err, enum ibpost_rule *rule)
+{
+	if (err == -EPERM) {
+		*rule = IBPOST_RULE_DMA_DIRECTION;
+		return -EINVAL;
+	}
+	*rule = IBPOST_RULE_SGE_OUTSIDE_MR;
+	return err;
 }
 
 /*
@@ -544,7 +698,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 	size_t size;
 	u32 used;
 	int nuse;
-	u8 nhit;
+	u8 nhit, ndma;
 
 	spin_lock_irqsave(&q->lock, p.flags);
 	ibpost_queue_count_post(q, one);
@@ -567,17 +721,19 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		}
 		nuse = 0;
 		nhit = 0;
+		ndma = 0;
 		if (!(cur->send_flags & IB_SEND_INLINE)) {
 			nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge,
-					     mrs, used + p.n, &nhit);
+					     mrs, used + p.n, &nhit,
+					     cur->opcode, &ndma);
 			if (nuse < 0) {
-				p.ret = nuse;
-				p.rule = IBPOST_RULE_SGE_OUTSIDE_MR;
+				p.ret = ibpost_sge_rule(nuse, &p.rule);
 				break;
 			}
 		}
 		if (used + p.n >= q->depth) {
 			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
+			ibpost_dma_unwind(q, used + p.n, ndma);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
 			p.rule = IBPOST_RULE_NO_SLOT;
@@ -598,6 +754,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 			ibpost_ring_uses_put(q,
 					     ibpost_next_uses(q, used + p.n),
 					     nuse, nhit);
+			ibpost_dma_unwind(q, used + p.n, ndma);
 			break;
 		}
 
@@ -613,6 +770,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 					      used, p.n);
 		slot->nuse = nuse;
 		slot->nhit = nhit;
+		slot->ndma = ndma;
 		ibpost_stage_send(&p, qp, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */
 		next = one ? NULL : cur->next;
@@ -673,10 +831,11 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
  * Return: 0; -ENODEV when the device is gone; -ENOTCONN when the QP is not
  * in RTS (or ERR); -EINVAL for an opcode unknown or invalid for the QP or
  * device, too many SGEs, bad inline use, an SGE outside every registered
- * MR, a malformed atomic, a READ or atomic on a QP whose initiator depth
- * (max_rd_atomic, on iWARP the connection's ORD) is 0, or a UD send
- * without AH; -ENOMEM when the send
- * queue has no free slot; or the provider's error.
+ * MR or in one mapped only for the device to write (DMA_FROM_DEVICE: no
+ * source) or, for a READ or atomic, only to read, a malformed atomic, a
+ * READ or atomic on a QP whose initiator depth (max_rd_atomic, on iWARP
+ * the connection's ORD) is 0, or a UD send without AH; -ENOMEM when the
+ * send queue has no free slot; or the provider's error.
  */
 int ibpost_post_send_list(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)
@@ -706,7 +865,7 @@ ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
 	bool faults = ibpost_fault_armed();
 	bool cqe = q->cqe;	/* ib_cqe mode, read once */
 	int nuse;
-	u8 nhit;
+	u8 nhit, ndma;
 
 	for (cur = wr; cur && !p->ret; cur = next) {
 		struct ibpost_slot *slot;
@@ -731,14 +890,15 @@ ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
 			break;
 		}
 		nuse = ibpost_wr_mrs(q, cur->sg_list, cur->num_sge, mrs,
-				     used + p->n, &nhit);
+				     used + p->n, &nhit, IBPOST_OP_RECV,
+				     &ndma);
 		if (nuse < 0) {
-			p->ret = nuse;
-			p->rule = IBPOST_RULE_SGE_OUTSIDE_MR;
+			p->ret = ibpost_sge_rule(nuse, &p->rule);
 			break;
 		}
 		if (used + p->n >= q->depth) {
 			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
+			ibpost_dma_unwind(q, used + p->n, ndma);
 			trace_ibpost_slots_exhausted(q, used + p->n);
 			p->ret = -ENOMEM;
 			p->rule = IBPOST_RULE_NO_SLOT;
@@ -749,6 +909,7 @@ ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
 			ibpost_ring_uses_put(q,
 					     ibpost_next_uses(q, used + p->n),
 					     nuse, nhit);
+			ibpost_dma_unwind(q, used + p->n, ndma);
 			p->rule = IBPOST_RULE_FAULT_INJECTED;
 			break;
 		}
@@ -756,6 +917,7 @@ ibpost_recv_loop(struct ibpost_ring_post *p, const struct ib_recv_wr *wr,
 					   true, true, any);
 		slot->nuse = nuse;
 		slot->nhit = nhit;
+		slot->ndma = ndma;
 		slot->sync = NULL;
 		ibpost_ring_stage_recv(p, slot, cur);
 		next = one ? NULL : cur->next;
@@ -869,9 +1031,10 @@ int ibpost_post_srq_recv_mrs(struct ibpost_srq *srq,
  *
  * Context: Any context but hard IRQ.
  * Return: 0; -ENODEV when the SRQ is torn down or its device gone;
- * -EINVAL for a NULL @srq, too many SGEs, an SGE outside every registered MR of the
- * SRQ's device, or, in ib_cqe mode, a context that is no ib_cqe; -ENOMEM
- * when the SRQ has no free slot; or the provider's error.
+ * -EINVAL for a NULL @srq, too many SGEs, an SGE outside every registered
+ * MR of the SRQ's device or in one mapped DMA_TO_DEVICE only, or, in
+ * ib_cqe mode, a context that is no ib_cqe; -ENOMEM when the SRQ has no
+ * free slot; or the provider's error.
  */
 int ibpost_post_srq_recv_list(struct ibpost_srq *srq,
 			      const struct ib_recv_wr *wr,
@@ -900,8 +1063,9 @@ EXPORT_SYMBOL_NS_GPL(ibpost_post_srq_recv_list, IBPOST_NS);
  *
  * Context: Any context but hard IRQ.
  * Return: 0; -ENODEV when the device is gone; -ENOTCONN when the QP is in
- * RESET; -EINVAL for too many SGEs, an SGE outside every registered MR,
- * or a QP that takes its receives from an SRQ;
+ * RESET; -EINVAL for too many SGEs, an SGE outside every registered MR
+ * or in one mapped DMA_TO_DEVICE only, or a QP that takes its receives
+ * from an SRQ;
  * -ENOMEM when the receive queue has no free slot; or the provider's
  * error.
  */

@@ -563,6 +563,8 @@ static struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 	qp->dev = dev;
 	qp->sq.dev = dev;
 	qp->rq.dev = dev;
+	qp->sq.dma_dev = dev->ibdev;
+	qp->rq.dma_dev = dev->ibdev;
 	qp->rqp.iwarp = ibpost_dev_iwarp(dev);
 	qp->port = id ? id->port_num : ibpost_pick_port(dev->ibdev);
 	ret = ibpost_qp_create_cqs(qp);

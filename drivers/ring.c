@@ -42,6 +42,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ibpost.h>
 #include "ring_post.h"
+#include "dma_sync.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ibpost_sq_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc);
@@ -148,6 +149,11 @@ static size_t ibpost_queue_uses_size(const struct ibpost_queue *q)
 	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->use_array));
 }
 
+static size_t ibpost_queue_dma_size(const struct ibpost_queue *q)
+{
+	return array3_size(q->mask + 1, q->max_sge, sizeof(*q->dma_array));
+}
+
 /* Bytes of one WR copy in @q's stage. */
 static size_t ibpost_stage_wr_size(const struct ibpost_queue *q)
 {
@@ -163,7 +169,7 @@ static size_t ibpost_queue_stage_size(const struct ibpost_queue *q)
 {
 	return (ibpost_stage_wr_size(q) + sizeof(*q->stage_wr) +
 		sizeof(*q->stage_prefix)) * q->stage_max +
-	       sizeof(*q->spare_uses) * q->max_sge;
+	       (sizeof(*q->spare_uses) + sizeof(*q->spare_dma)) * q->max_sge;
 }
 
 /**
@@ -174,12 +180,14 @@ void ibpost_ring_free(struct ibpost_queue *q)
 {
 	ibpost_free_exact(q->slots, ibpost_queue_slots_size(q));
 	ibpost_free_exact(q->use_array, ibpost_queue_uses_size(q));
+	ibpost_free_exact(q->dma_array, ibpost_queue_dma_size(q));
 	ibpost_free_exact(q->parked, ibpost_queue_parked_size(q));
 	ibpost_free_exact(q->stage.send, ibpost_queue_stage_size(q));
 	kvfree(q->free_idx);
 	q->free_idx = NULL;
 	q->slots = NULL;
 	q->use_array = NULL;
+	q->dma_array = NULL;
 	q->parked = NULL;
 	q->stage.send = NULL;
 }
@@ -192,6 +200,7 @@ static void ibpost_queue_stage_init(struct ibpost_queue *q, void *buf)
 	q->stage_prefix = (struct ib_send_wr **)(q->stage_wr + q->stage_max);
 	q->spare_uses = (struct ibpost_ring_use **)(q->stage_prefix +
 						    q->stage_max);
+	q->spare_dma = (struct ibpost_ring_dma *)(q->spare_uses + q->max_sge);
 }
 
 /**
@@ -225,6 +234,7 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	q->stage_max = min_t(u32, depth, IBPOST_STAGE_WRS);
 	q->slots = ibpost_zalloc_exact(ibpost_queue_slots_size(q));
 	q->use_array = ibpost_zalloc_exact(ibpost_queue_uses_size(q));
+	q->dma_array = ibpost_zalloc_exact(ibpost_queue_dma_size(q));
 	if (!ibpost_queue_calls_back(q))
 		q->parked = ibpost_zalloc_exact(ibpost_queue_parked_size(q));
 	stage = ibpost_zalloc_exact(ibpost_queue_stage_size(q));
@@ -233,7 +243,7 @@ int ibpost_ring_alloc(struct ibpost_queue *q, u32 depth, u32 max_sge)
 	if (q->any_order)
 		q->free_idx = kvmalloc_array(q->mask + 1, sizeof(*q->free_idx),
 					     GFP_KERNEL);
-	if (!q->slots || !q->use_array ||
+	if (!q->slots || !q->use_array || !q->dma_array ||
 	    (!ibpost_queue_calls_back(q) && !q->parked) ||
 	    !stage || (q->any_order && !q->free_idx)) {
 		ibpost_ring_free(q);
@@ -303,13 +313,32 @@ static void __ibpost_slot_release(struct ibpost_queue *q,
 }
 
 /*
- * The WR of @slot is over, or was not queued: its buffers may go. The
- * slot's use array is found only when its common case is not met.
+ * The memory @slot's WR wrote (or would have: a flush, a refusal) goes
+ * back to the CPU, before its uses are released and its context handed
+ * back.
+ */
+static void ibpost_slot_sync_cpu(struct ibpost_queue *q,
+				 struct ibpost_slot *slot)
+{
+	const struct ibpost_ring_dma *d = ibpost_slot_dma(q, slot);
+	unsigned int i;
+
+	for (i = 0; i < slot->ndma; i++)
+		ibpost_dma_sync_cpu(q->dma_dev, d[i].addr, d[i].len, d[i].dir);
+	slot->ndma = 0;
+}
+
+/*
+ * The WR of @slot is over, or was not queued: its buffers may go, synced
+ * for the CPU first. The slot's use array is found only when its common
+ * case is not met.
  * Forced inline, as ibpost_slot_finish() below.
  */
 static __always_inline void ibpost_slot_release(struct ibpost_queue *q,
 						struct ibpost_slot *slot)
 {
+	if (unlikely(slot->ndma))
+		ibpost_slot_sync_cpu(q, slot);
 	if (!ibpost_ring_uses_put_hit(q, slot->nuse, slot->nhit))
 		__ibpost_slot_release(q, slot);
 	slot->nuse = 0;

@@ -82,6 +82,19 @@ struct ibpost_ring_use {
 	atomic_t users;
 };
 
+/**
+ * struct ibpost_ring_dma - a range a posted WR writes, handed back to the
+ *                          CPU when the WR is over
+ * @addr: its DMA address
+ * @len: bytes
+ * @dir: the direction its memory is mapped in
+ */
+struct ibpost_ring_dma {
+	u64 addr;
+	u32 len;
+	u32 dir;
+};
+
 /* slot->state */
 enum ibpost_slot_state {
 	IBPOST_SLOT_FREE,
@@ -114,6 +127,9 @@ enum ibpost_slot_state {
  * @nuse: entries in the slot's use array (ibpost_slot_uses()): the uses
  *        the WR's SGEs hold outside the queue's hit, each counted
  * @nhit: the WR's SGEs in the queue's hit, counted in its hit_users
+ * @ndma: entries in the slot's DMA array (ibpost_slot_dma()): the ranges
+ *        the WR writes in memory ibpost mapped, synced for the CPU when
+ *        the WR is over, before its context is handed back
  * @opcode: send queue: the WR's opcode as posted (test builds only, for
  *          the test accessor)
  * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
@@ -143,6 +159,7 @@ struct ibpost_slot {
 	u8 nhit;
 	u8 opcode;
 	u8 wc_status;
+	u8 ndma;
 	struct list_head done_node;
 };
 
@@ -306,6 +323,8 @@ struct ibpost_ring_qp {
  * @stats: counters, shown in debugfs
  * @max_sge: SGEs per WR, the size of each slot's use array
  * @use_array: the slots' use arrays, (@mask + 1) * @max_sge entries
+ * @dma_dev: the device the memory of its WRs is mapped for
+ * @dma_array: the slots' DMA arrays, (@mask + 1) * @max_sge entries
  * @parked: without @done_fn: what each slot's parked completion keeps
  *          besides the slot (struct ibpost_parked), @mask + 1 entries;
  *          else NULL
@@ -320,6 +339,7 @@ struct ibpost_ring_qp {
  * @stage_max: WRs per provider call at most; a longer chain is posted in
  *             batches of as many
  * @spare_uses: where the uses of a WR that finds no free slot are counted
+ * @spare_dma: where such a WR's DMA ranges are recorded
  * @hit: the use an SGE is counted in first: the last one adopted while
  *       @hit_users was 0 (ibpost_ring_hit_adopt())
  * @hit_users: SGEs of posted WRs in @hit; while not 0, the queue holds
@@ -374,6 +394,8 @@ struct ibpost_queue {
 	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_ring_use **use_array;
+	struct ib_device *dma_dev;
+	struct ibpost_ring_dma *dma_array;
 	struct ibpost_parked *parked;
 	union {
 		union ibpost_send_copy *send;
@@ -383,6 +405,7 @@ struct ibpost_queue {
 	struct ib_send_wr **stage_prefix;
 	u32 stage_max;
 	struct ibpost_ring_use **spare_uses;
+	struct ibpost_ring_dma *spare_dma;
 	struct ibpost_ring_use *hit;
 	u32 hit_users;
 	bool is_send;
@@ -477,6 +500,13 @@ static inline struct ibpost_ring_use **
 ibpost_slot_uses(const struct ibpost_queue *q, const struct ibpost_slot *slot)
 {
 	return &q->use_array[(size_t)(slot - q->slots) * q->max_sge];
+}
+
+/* The DMA array of @slot, a slot of @q's ring. */
+static inline struct ibpost_ring_dma *
+ibpost_slot_dma(const struct ibpost_queue *q, const struct ibpost_slot *slot)
+{
+	return &q->dma_array[(size_t)(slot - q->slots) * q->max_sge];
 }
 
 /*

@@ -139,6 +139,7 @@ static struct ibpost_srq *ibpost_srq_alloc(struct ibpost_dev *dev,
 	srq->rq.cqe = attr->ib_cqe;
 	srq->rq.any_order = true;
 	srq->rq.dev = dev;
+	srq->rq.dma_dev = dev->ibdev;
 	srq->dev = dev;
 	return srq;
 }

@@ -12,6 +12,8 @@
 
 #include <linux/types.h>
 #include <linux/version.h>
+#include <linux/dma-direction.h>
+#include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 
 /*
@@ -331,6 +333,29 @@ u64 ibpost_mr_remote_addr(const struct ibpost_mr *mr);
 u32 ibpost_mr_rkey(const struct ibpost_mr *mr);
 int ibpost_mr_sge(const struct ibpost_mr *mr, const void *addr, u32 length,
 		  struct ib_sge *sge);
+
+/* ---- Memory a ULP holds: pages, sg_tables, its own DMA mappings ------ */
+
+struct ibpost_mr *ibpost_reg_sgt(struct ibpost_dev *dev, struct sg_table *sgt,
+				 enum dma_data_direction dir);
+struct ibpost_mr *ibpost_reg_page(struct ibpost_dev *dev, struct page *page,
+				  unsigned int offset, size_t len,
+				  enum dma_data_direction dir);
+struct ibpost_mr *ibpost_reg_vmalloc(struct ibpost_dev *dev, void *buf,
+				     size_t len, enum dma_data_direction dir);
+struct ibpost_mr *ibpost_reg_dma(struct ibpost_dev *dev,
+				 struct scatterlist *sgl, int dma_nents,
+				 enum dma_data_direction dir);
+size_t ibpost_mr_length(const struct ibpost_mr *mr);
+int ibpost_mr_sync_for_cpu(struct ibpost_mr *mr, u64 offset, u32 length);
+int ibpost_mr_sync_for_device(struct ibpost_mr *mr, u64 offset, u32 length);
+int ibpost_mr_sgl(const struct ibpost_mr *mr, u64 offset, u32 length,
+		  struct ib_sge *sge, int max_sge);
+int ibpost_post_mr(struct ibpost_qp *qp, void *context,
+		   enum ib_wr_opcode opcode, struct ibpost_mr *mr, u64 offset,
+		   u32 length, int flags, u64 remote_addr, u32 rkey);
+int ibpost_post_recv_mr(struct ibpost_qp *qp, void *context,
+			struct ibpost_mr *mr, u64 offset, u32 length);
 
 /* ---- Posting: the seed operations ------------------------------------- */
 
