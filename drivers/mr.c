@@ -154,15 +154,23 @@ static int ibpost_mr_map(struct ibpost_mr *mr)
 	return ret;
 }
 
-/* Undo ibpost_mr_map(). */
+/*
+ * Undo ibpost_mr_map(). The device's writes of every WR were handed to
+ * the CPU when the WR ended, and the CPU may have written the memory
+ * since: the unmap copies nothing back (a bounce buffer would overwrite
+ * those writes). A peer's writes through an rkey passed through no WR of
+ * this side: such an MR is handed back to the CPU by its unmap.
+ */
 static void ibpost_mr_unmap(struct ibpost_mr *mr)
 {
 	struct ib_device *ibdev = mr->dev->ibdev;
+	unsigned long attrs = mr->access & IB_ACCESS_REMOTE_WRITE ?
+			      0 : DMA_ATTR_SKIP_CPU_SYNC;
 
 	if (mr->map == IBPOST_MR_MAP_ONE)
-		ib_dma_unmap_sg(ibdev, &mr->sg, 1, mr->dma_dir);
+		ib_dma_unmap_sg_attrs(ibdev, &mr->sg, 1, mr->dma_dir, attrs);
 	else if (mr->map == IBPOST_MR_MAP_SGT)
-		ib_dma_unmap_sgtable_attrs(ibdev, mr->sgt, mr->dma_dir, 0);
+		ib_dma_unmap_sgtable_attrs(ibdev, mr->sgt, mr->dma_dir, attrs);
 }
 
 /* Free an MR no post can reach and no device holds. */

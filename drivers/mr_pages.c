@@ -185,8 +185,18 @@ int ibpost_mr_va_sgl(const struct ibpost_mr *mr, const void *addr,
 {
 	const char *p = addr, *b = mr->buf;
 
-	if (!b || p < b || p - b >= mr->len)
+	if (!b || p < b || p - b > mr->len || max_sge < 1)
 		return -EINVAL;
+	/* An empty buffer, as ibpost_mr_sge() gives one: where it points. */
+	if (!length) {
+		const struct ibpost_mr_seg *seg =
+			&mr->segs[ibpost_mr_seg_at(mr, p - b ? p - b - 1 : 0)];
+
+		sge->addr = seg->dma + (p - b - seg->off);
+		sge->length = 0;
+		sge->lkey = mr->lkey;
+		return 1;
+	}
 	return ibpost_mr_sgl(mr, p - b, length, sge, max_sge);
 }
 
@@ -355,16 +365,28 @@ struct ibpost_mr *ibpost_reg_page(struct ibpost_dev *dev, struct page *page,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_reg_page, IBPOST_NS);
 
-/* The pages of the kernel buffer [@buf, @buf + @len), in @pages. */
-static void ibpost_buf_pages(void *buf, size_t len, struct page **pages,
-			     unsigned int n)
+/*
+ * The @n pages of the kernel buffer at @buf, in @pages. Return: 0, or
+ * -EINVAL when one is not mapped (a length past a vmalloc area's end, or
+ * past the linear map's valid pages).
+ */
+static int ibpost_buf_pages(void *buf, struct page **pages, unsigned int n)
 {
 	char *p = (char *)buf - offset_in_page(buf);
 	unsigned int i;
 
-	for (i = 0; i < n; i++, p += PAGE_SIZE)
-		pages[i] = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
-						virt_to_page(p);
+	for (i = 0; i < n; i++, p += PAGE_SIZE) {
+		if (is_vmalloc_addr(p))
+			pages[i] = vmalloc_to_page(p);
+		else
+			pages[i] = virt_addr_valid(p) ? virt_to_page(p) : NULL;
+		if (!pages[i]) {
+			pr_warn_ratelimited("reg_vmalloc: page %u of the buffer at %p is not mapped: the length runs past it\n",
+					    i, buf);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -383,10 +405,10 @@ static void ibpost_buf_pages(void *buf, size_t len, struct page **pages,
  *
  * Context: Process context; may sleep.
  * Return: as ibpost_reg_sgt(); -EINVAL for no buffer, a stack buffer or a
- * length of 0 or above U32_MAX; -EOPNOTSUPP for a vmalloc buffer on an
- * architecture whose caches alias (ARCH_IMPLEMENTS_FLUSH_KERNEL_VMAP_RANGE:
- * its vmalloc mapping needs a flush of its own), where ibpost_reg_sgt()
- * of its pages is the way.
+ * length of 0 or above U32_MAX, a buffer that runs past its allocation's
+ * pages, and a vmalloc buffer on an architecture whose caches alias
+ * (ARCH_IMPLEMENTS_FLUSH_KERNEL_VMAP_RANGE: its vmalloc mapping needs a
+ * flush of its own), where ibpost_reg_sgt() of its pages is the way.
  */
 struct ibpost_mr *ibpost_reg_vmalloc(struct ibpost_dev *dev, void *buf,
 				     size_t len, enum dma_data_direction dir)
@@ -403,7 +425,7 @@ struct ibpost_mr *ibpost_reg_vmalloc(struct ibpost_dev *dev, void *buf,
 	 */
 	if (IBPOST_VMAP_ALIASES && is_vmalloc_addr(buf)) {
 		pr_warn_ratelimited("reg_vmalloc: vmalloc aliases need cache maintenance on this architecture: use ibpost_reg_sgt() of the pages\n");
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(-EINVAL);
 	}
 	if (!buf || !len || len > U32_MAX || object_is_on_stack(buf) ||
 	    (!is_vmalloc_addr(buf) && !virt_addr_valid(buf))) {
@@ -419,8 +441,8 @@ struct ibpost_mr *ibpost_reg_vmalloc(struct ibpost_dev *dev, void *buf,
 		kfree(mr);
 		return ERR_PTR(-ENOMEM);
 	}
-	ibpost_buf_pages(buf, len, pages, n);
-	ret = sg_alloc_table_from_pages(&mr->own_sgt, pages, n,
+	ret = ibpost_buf_pages(buf, pages, n) ?:
+	      sg_alloc_table_from_pages(&mr->own_sgt, pages, n,
 					offset_in_page(buf), len, GFP_KERNEL);
 	kvfree(pages);
 	if (ret) {
@@ -526,7 +548,9 @@ static int ibpost_mr_sync(struct ibpost_mr *mr, u64 offset, u32 length,
  * The local WRs' syncs are ibpost's; a peer's accesses through an rkey
  * (ibpost_reg_write(), ibpost_reg_read()) pass through no WR of this
  * side. Call this once the protocol says the peer's WRITE into the range
- * has landed (a SEND that follows it arrived), before reading it.
+ * has landed (a SEND that follows it arrived), before reading it; or read
+ * it after ibpost_dereg_mr(), whose unmap hands a remotely writable MR
+ * back to the CPU.
  *
  * Context: Any context.
  * Return: 0; -EINVAL for a range outside @mr or an MR whose syncs are the

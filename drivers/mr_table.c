@@ -14,17 +14,20 @@
 #include "qp_core.h"
 #include "srq.h"
 /*
- * The live MR of @dev that holds @sge, with a user counted, or NULL.
+ * The live MR of @dev that holds @sge, with a user counted, or NULL; an MR
+ * with a @forbid flag is passed over (mapped the other way: another MR
+ * over the same memory may serve), and refused if none does.
  * Only from __ibpost_mr_find(), under the queue's lock (asserted there).
  */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
-				   const struct ib_sge *sge)
+				   const struct ib_sge *sge, u8 forbid)
 {
 	struct ibpost_mr *mr, *found = NULL;
 
 	spin_lock(&dev->mr_lock);
 	list_for_each_entry(mr, &dev->mrs, node) {
-		if (!mr->revoked && ibpost_mr_covers(mr, sge)) {
+		if (!mr->revoked && !(mr->dma_flags & forbid) &&
+		    ibpost_mr_covers(mr, sge)) {
 			atomic_inc(&mr->use.users);
 			found = mr;
 			break;
@@ -93,6 +96,7 @@ static bool ibpost_mr_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
  * __ibpost_mr_find - the live MR of @q's device that holds @sge
  * @q: the queue posted to, its lock held
  * @sge: the SGE
+ * @op: its WR's opcode, or IBPOST_OP_RECV
  * @hit: set to whether the SGE's use is counted in q->hit_users
  *
  * The SGE's use is counted in q->hit_users when the hit had no users (it
@@ -107,14 +111,14 @@ static bool ibpost_mr_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
  * Return: the MR, or NULL.
  */
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge, bool *hit)
+				   const struct ib_sge *sge, int op, bool *hit)
 {
 	struct ibpost_mr *mr = q->hit ? ibpost_use_mr(q->hit) : NULL;
 
 	lockdep_assert_held(&q->lock);
 	/* The hit, live again, or whichever MR holds @sge now. */
 	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
-		mr = ibpost_mr_lookup(q->dev, sge);
+		mr = ibpost_mr_lookup(q->dev, sge, ibpost_mr_forbids(op));
 	*hit = mr && ibpost_mr_adopt(q, mr);
 	return mr;
 }

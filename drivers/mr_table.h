@@ -116,6 +116,27 @@ static inline struct ibpost_mr *ibpost_use_mr(struct ibpost_ring_use *use)
 	return container_of(use, struct ibpost_mr, use);
 }
 
+/* A WR's opcode for the lookups below, or a receive's: it writes local memory. */
+#define IBPOST_OP_RECV (-1)
+
+/* Whether a WR of @op writes local memory (its SGEs are sinks). */
+static inline bool ibpost_wr_writes_local(int op)
+{
+	return op == IBPOST_OP_RECV || op == IB_WR_RDMA_READ ||
+	       op == IB_WR_RDMA_READ_WITH_INV ||
+	       op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
+}
+
+/* The MR flag that forbids an SGE of a WR of @op (an MR mapped the other way). */
+static inline u8 ibpost_mr_forbids(int op)
+{
+	return ibpost_wr_writes_local(op) ? IBPOST_MR_NO_DEV_WRITE :
+					    IBPOST_MR_NO_DEV_READ;
+}
+
 /* mr_pages.c: a page MR's SGE lookups */
 int ibpost_mr_sge_segs(const struct ibpost_mr *mr, const void *addr,
 		       u32 length, struct ib_sge *sge);
@@ -164,7 +185,7 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 }
 
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge, bool *hit);
+				   const struct ib_sge *sge, int op, bool *hit);
 struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
 				  bool *hit);
 
@@ -174,10 +195,12 @@ struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
  * here without a call. *@hit: whether the use is counted in the hit; an
  * MR found while the hit has no users becomes the hit, unless a post has
  * DMA work on it (IBPOST_MR_DMA_WORK): so an SGE in the hit needs no
- * DMA sync nor direction check.
+ * DMA sync nor direction check. Where two MRs hold @sge, one whose
+ * direction forbids a WR of @op is passed over.
  */
 static inline struct ibpost_mr *
-ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
+ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, int op,
+	       bool *hit)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->hit_users && ibpost_mr_covers(ibpost_use_mr(q->hit), sge)) {
@@ -185,7 +208,7 @@ ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, bool *hit)
 		*hit = true;
 		return ibpost_use_mr(q->hit);
 	}
-	return __ibpost_mr_find(q, sge, hit);
+	return __ibpost_mr_find(q, sge, op, hit);
 }
 
 /* The same for an MR a post names itself (the seed operations). */
@@ -203,7 +226,7 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 
 /* mr_table.c */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
-				   const struct ib_sge *sge);
+				   const struct ib_sge *sge, u8 forbid);
 void ibpost_mr_forget_hits(struct ibpost_dev *dev, struct ibpost_mr *mr);
 void ibpost_mrs_forget_qp(struct ibpost_qp *qp);
 

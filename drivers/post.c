@@ -195,20 +195,6 @@ static struct ibpost_ring_dma *ibpost_next_dma(struct ibpost_queue *q,
 	       ibpost_slot_dma(q, ibpost_slot_next(q));
 }
 
-/* ibpost_sge_dma()'s @op for a receive: it writes local memory. */
-#define IBPOST_OP_RECV (-1)
-
-/* Whether a WR of @op writes local memory (its SGEs are sinks). */
-static bool ibpost_wr_writes_local(int op)
-{
-	return op == IBPOST_OP_RECV || op == IB_WR_RDMA_READ ||
-	       op == IB_WR_RDMA_READ_WITH_INV ||
-	       op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
-	       op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
-}
-
 /*
  * ibpost_sge_dma()'s work, when there is some: refused (false) when @mr's
  * mapping does not allow the WR's way; memory ibpost mapped handed to the
@@ -315,7 +301,7 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 		if (given)
 			mr = ibpost_mr_pin(q, given[i], &hit);
 		else
-			mr = ibpost_mr_find(q, &sg[i], &hit);
+			mr = ibpost_mr_find(q, &sg[i], op, &hit);
 		if (!mr) {
 			pr_warn_ratelimited("post: SGE %d (addr %#llx len %u lkey %#x) is not inside a live MR of this device\n",
 					    i, sg[i].addr, sg[i].length,
@@ -346,17 +332,18 @@ out_put:
 }
 
 /*
- * The MR of a WR's one SGE @sge (@given: the seed operations' MR), its
+ * The MR of a WR's one SGE @sge (@given: the seed operations' MR; @op: the
+ * WR's opcode, or IBPOST_OP_RECV), its
  * use counted (*@hit: in the queue's hit), as ibpost_sges_to_mrs() finds
  * it; NULL, with nothing counted, when there is none.
  * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline struct ibpost_mr *
 ibpost_one_sge_mr(struct ibpost_queue *q, const struct ib_sge *sge,
-		  struct ibpost_mr **given, bool *hit)
+		  struct ibpost_mr **given, int op, bool *hit)
 {
 	return given ? ibpost_mr_pin(q, given[0], hit) :
-		       ibpost_mr_find(q, sge, hit);
+		       ibpost_mr_find(q, sge, op, hit);
 }
 
 /*
@@ -391,7 +378,7 @@ static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 
 	*ndma = 0;
 	if (num_sge == 1) {
-		mr = ibpost_one_sge_mr(q, sg, given, &hit);
+		mr = ibpost_one_sge_mr(q, sg, given, op, &hit);
 		/* The hit's MR has no DMA work (ibpost_mr_adopt()). */
 		if (mr && hit && likely(!trace_ibpost_dma_sync_enabled())) {
 			*nhit = 1;

@@ -353,7 +353,7 @@ int ibpost_post_srq_recv(struct ibpost_srq *srq, void *context, void *addr,
 		return -EINVAL;
 	ret = ibpost_seed_one(&s, addr, length, mr, 0);
 	if (ret == IBPOST_SEED_SPANS) {
-		pr_warn_ratelimited("post_srq_recv: a buffer over several pages of a page MR: post it with ibpost_post_srq_recv_list()\n");
+		pr_warn_ratelimited("post_srq_recv: a buffer outside its page MR, or over several of its pages (ibpost_post_srq_recv_list() with ibpost_mr_sgl() takes those)\n");
 		return -EINVAL;
 	}
 	if (ret)

@@ -698,6 +698,16 @@ static void ibpost_mem_vmalloc_address_and_offset_forms(struct kunit *test)
 	       PAGE_SIZE + 100);
 	ibpost_test_expect_canary(test, db, exp, len);
 
+	/* An empty SEND from a vmalloc MR, as from any MR: 0 bytes arrive. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(7), db, 10,
+						  d->mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(8),
+						  sb + PAGE_SIZE, 0, s->mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_ok(test, p->a, CTX(8));
+	ibpost_test_recv_ok(test, p->b, CTX(7), 0);
+	ibpost_test_expect_canary(test, db, exp, len);
+
 	/* Not a byte beyond the buffer, in either form. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpost_post_send(p->a, NULL,
 							sb + len - 10, 20,
@@ -712,6 +722,67 @@ static void ibpost_mem_vmalloc_address_and_offset_forms(struct kunit *test)
 	ibpost_test_no_send_comp(test, p->a);
 	mem_dereg(test, &s->mr);
 	mem_dereg(test, &d->mr);
+	/* A length past the vmalloc area (its guard page): refused, no oops. */
+	mem_refused(test, ibpost_reg_vmalloc(dev, s->buf,
+					     PAGE_ALIGN(len) + PAGE_SIZE,
+					     DMA_TO_DEVICE),
+		    "vmalloc length past its area");
+}
+
+/* One SGE for [@off, +@len) of @m's MR, inside one of its segments. */
+static void mem_sge1(struct kunit *test, const struct mem_pages *m, u64 off,
+		     u32 len, struct ib_sge *sge)
+{
+	KUNIT_ASSERT_EQ(test, 1, ibpost_mr_sgl(m->mr, off, len, sge, 1));
+}
+
+/*
+ * The same pages registered twice, for the device to read (first) and
+ * to write: a chain's receive SGE, which both MRs hold, is the writable
+ * one's; a SEND SGE the readable one's. Each dereg says 0 after, so each
+ * use was counted on the MR that allows it.
+ */
+static void ibpost_mem_same_pages_both_ways(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct mem_pages *m = mem_sgt(test, dev, 2, DMA_TO_DEVICE, 71);
+	struct ibpost_test_pair *p = mem_pair(test);
+	struct ib_recv_wr rwr = { .wr_id = 1, .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 2, .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED,
+				  .num_sge = 1 };
+	const struct ib_send_wr *sbad;
+	const struct ib_recv_wr *rbad;
+	struct ibpost_mr *from;
+	struct ib_sge rs, ss;
+
+	from = ibpost_reg_sgt(dev, &m->sgt, DMA_FROM_DEVICE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, from);
+	/* On p->a (the peer's SEND lands there); both MRs hold the SGE. */
+	KUNIT_ASSERT_EQ(test, 1, ibpost_mr_sgl(from, 0, 300, &rs, 1));
+	mem_sge1(test, m, 0, 300, &ss);
+	KUNIT_EXPECT_EQ(test, rs.addr, ss.addr);
+	rwr.sg_list = &rs;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv_list(p->a, &rwr, &rbad));
+	/* ...and the same SGE as a source, to p->b. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(3), p->bbuf.buf,
+						  300, p->bbuf.mr));
+	swr.sg_list = &ss;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &swr, &sbad));
+	ibpost_test_send_ok(test, p->a, CTX(2));
+	ibpost_test_recv_ok(test, p->b, CTX(3), 300);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bbuf.buf, mem_at(m, 0), 300));
+	ibpost_test_fill(p->bbuf.buf, 200, 77);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->b, CTX(4), p->bbuf.buf,
+						  200, p->bbuf.mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_ok(test, p->b, CTX(4));
+	ibpost_test_recv_ok(test, p->a, CTX(1), 200);
+	KUNIT_EXPECT_EQ(test, 0,
+			memcmp(page_address(m->pages[0]) + MEM_HEAD,
+			       p->bbuf.buf, 200));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_dereg_mr(from));
+	mem_dereg(test, &m->mr);
 }
 
 /*
@@ -1033,13 +1104,6 @@ static void ibpost_mem_direction_refused(struct kunit *test)
 	mem_check(test, to);
 	mem_dereg(test, &to->mr);
 	mem_dereg(test, &from->mr);
-}
-
-/* One SGE for [@off, +@len) of @m's MR, inside one of its segments. */
-static void mem_sge1(struct kunit *test, const struct mem_pages *m, u64 off,
-		     u32 len, struct ib_sge *sge)
-{
-	KUNIT_ASSERT_EQ(test, 1, ibpost_mr_sgl(m->mr, off, len, sge, 1));
 }
 
 /*
@@ -1559,6 +1623,7 @@ static struct kunit_case ibpost_mem_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_mem_sgt_pages_every_opcode,
 			 mem_npages_gen_params),
 	KUNIT_CASE(ibpost_mem_vmalloc_address_and_offset_forms),
+	KUNIT_CASE(ibpost_mem_same_pages_both_ways),
 	KUNIT_CASE(ibpost_mem_page_range_one_segment),
 	KUNIT_CASE(ibpost_mem_chain_with_mr_sgl),
 	KUNIT_CASE(ibpost_mem_consumer_dma_mapping),

@@ -297,15 +297,19 @@ static void demo_pages(void)
 	demo_check((!ret && !c.status && same) || ret == -EINVAL,
 		   "sg_table read", detail);
 out_free:
-	if (!IS_ERR_OR_NULL(vmr) && ibpost_dereg_mr(vmr))
-		pr_err("dereg of the vmalloc MR refused\n");
-	if (!IS_ERR_OR_NULL(smr) && ibpost_dereg_mr(smr))
-		pr_err("dereg of the sg_table MR refused\n");
+	/* ibpost mapped a copy of the table: it is the demo's again. */
+	sg_free_table(&sgt);
+	/* A WR still uses the pages (a completion that never came): keep them. */
+	if ((!IS_ERR_OR_NULL(vmr) && ibpost_dereg_mr(vmr)) ||
+	    (!IS_ERR_OR_NULL(smr) && ibpost_dereg_mr(smr))) {
+		pr_err("dereg refused: a WR still uses the pages; they are kept\n");
+		demo_check(false, "sg_table memory", "pages still in use");
+		return;
+	}
 	vfree(v);
 	for (i = 0; i < DEMO_PAGES; i++)
 		if (pages[i])
 			__free_pages(pages[i], 1);
-	sg_free_table(&sgt);
 out:
 	if (ret)
 		demo_check(false, "sg_table memory", "set-up failed");
