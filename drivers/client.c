@@ -477,6 +477,7 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	INIT_LIST_HEAD(&dev->srqs);
 	spin_lock_init(&dev->mr_lock);
 	INIT_LIST_HEAD(&dev->mrs);
+	xa_init(&dev->frwr_keys);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	dev->ibdev = ibdev;
 	dev->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));

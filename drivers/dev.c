@@ -34,6 +34,8 @@ void ibpost_dev_release(struct kref *ref)
 
 	WARN_ON_ONCE(dev->pd || !list_empty(&dev->qps) ||
 		     !list_empty(&dev->mrs));
+	WARN_ON_ONCE(!xa_empty(&dev->frwr_keys));
+	xa_destroy(&dev->frwr_keys);
 	kfree(dev->vec_qps);
 	kfree(dev);
 }

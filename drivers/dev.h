@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include "ring.h"
 
@@ -46,6 +47,9 @@ enum {
  * @nr_vecs: the device's completion vectors (at least 1)
  * @vec_qps: per completion vector, the QPs whose CQs use it (under
  *           @qp_lock when taken, atomically when given back)
+ * @frwr_keys: the fast-registration pool entries of the device's QPs, by
+ *             key index (rkey >> 8): a peer's SEND_WITH_INV may retire a
+ *             key through any QP of ibpost's PD (frwr.c); read under RCU
  */
 struct ibpost_dev {
 	struct kref ref;
@@ -67,6 +71,7 @@ struct ibpost_dev {
 	struct ib_event_handler event_handler;
 	u32 nr_vecs;
 	atomic_t *vec_qps;
+	struct xarray frwr_keys;
 };
 
 /*

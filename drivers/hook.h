@@ -28,6 +28,7 @@ enum ibpost_hook {
 	IBPOST_HOOK_QP_STAGE,		/* non-zero: refuse this set-up stage */
 	IBPOST_HOOK_DESTROY_REFUSED,	/* non-zero: counted, no WARN_ONCE */
 	IBPOST_HOOK_REMOVAL_CQS,	/* a removal's QPs torn down, CQs left */
+	IBPOST_HOOK_FRWR_REVOKE,	/* a key's revocation begins (may sleep) */
 	IBPOST_HOOK_NR,
 };
 

@@ -66,6 +66,34 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_queue_get, IBPOST_NS);
 
+void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf)
+{
+	struct ibpost_frwr_pool *pool = &qp->frwr;
+	struct ibpost_frwr *ent;
+	unsigned long flags;
+
+	memset(tf, 0, sizeof(*tf));
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	tf->n = pool->n;
+	if (pool->n) {
+		list_for_each_entry(ent, &pool->free, node)
+			tf->free++;
+		list_for_each_entry(ent, &pool->revoke, node)
+			tf->revoking++;
+	}
+	tf->pending = pool->npending;
+	tf->reserved = qp->sq.reserved;
+	tf->maps = pool->stats.maps;
+	tf->eagain = pool->stats.eagain;
+	tf->regs = pool->stats.regs;
+	tf->invs = pool->stats.invs;
+	tf->done = pool->stats.done;
+	tf->remote_inv = pool->stats.remote_inv;
+	tf->revoked = pool->stats.revoked;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_frwr_get, IBPOST_NS);
+
 /**
  * ibpost_test_queue_set_pos - move an empty work queue's ring positions
  * @qp: the QP

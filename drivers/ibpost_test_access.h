@@ -84,6 +84,28 @@ struct ibpost_test_slot {
 void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
 			   struct ibpost_test_slot *ts);
 
+/**
+ * struct ibpost_test_frwr - a QP's fast-registration pool, taken at once
+ * @n: entries
+ * @free: entries on the free list
+ * @pending: maps whose REG_MR waits for the next send post
+ * @revoking: entries whose key the work item revokes
+ * @reserved: send slots kept for LOCAL_INVs
+ * @maps: maps made
+ * @eagain: maps refused for an empty pool
+ * @regs: REG_MRs queued
+ * @invs: LOCAL_INVs (or revocations) unmaps started
+ * @done: unmaps that returned IBPOST_FRWR_DONE
+ * @remote_inv: keys retired by a peer's SEND_WITH_INV
+ * @revoked: MRs deregistered and replaced
+ */
+struct ibpost_test_frwr {
+	u32 n, free, pending, revoking, reserved;
+	u64 maps, eagain, regs, invs, done, remote_inv, revoked;
+};
+
+void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf);
+
 int ibpost_test_mr_users(struct ibpost_mr *mr);
 bool ibpost_test_mr_lock_contended(struct ibpost_mr *mr);
 bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);

@@ -664,7 +664,10 @@ static __always_inline void ibpost_stage_send(struct ibpost_ring_post *p,
 
 /*
  * The body of ibpost_post_send_mrs(), for a chain of one WR (@one: the
- * compiler drops the loop's batch steps) or of any length. Forced inline
+ * compiler drops the loop's batch steps) or of any length, and a third
+ * copy that stages the fast registrations pending ahead of the first WR
+ * (@frwr: a call and its arguments in the loop cost the others 37
+ * instructions per WR in chains, 91 per one-WR post). Forced inline
  * so that each gets its own copy of the one source: with one copy, a
  * one-WR post took 712/681/715 instructions (IBPOST_BENCH_ICOUNT=1, 6.12,
  * SEND/WRITE/READ of 64 B; the seed operations 50 more), with two
@@ -675,7 +678,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 					      const struct ib_send_wr **bad_wr,
 					      struct ibpost_mr **mrs,
 					      struct ibpost_sync *sync,
-					      const bool one)
+					      const bool one, const bool frwr)
 {
 	struct ibpost_ring_post p = { .rqp = &qp->rqp, .q = &qp->sq,
 				      .send = true };
@@ -683,7 +686,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 	const struct ib_send_wr *cur, *next;
 	bool sink, faults, cqe;
 	size_t size;
-	u32 used;
+	u32 used, room, k;
 	int nuse;
 	u8 nhit, ndma;
 
@@ -691,6 +694,10 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 	ibpost_queue_count_post(q, one);
 	ibpost_post_begin(&p, qp, wr);
 	used = q->head - q->tail;
+	/* The slots the reserve leaves (frwr.c's invalidations). */
+	room = q->depth - q->reserved;
+	/* Fast registrations pending go ahead of the first WR (frwr.c). */
+	k = frwr ? ibpost_frwr_pending(&qp->frwr, q) : 0;
 	/* ibpost's own WRs are never refused by fault injection. */
 	faults = !sync && ibpost_fault_armed();
 	/* ib_cqe mode, read once: ibpost's own WRs carry no ib_cqe. */
@@ -718,8 +725,9 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 				break;
 			}
 		}
-		if (used + p.n >= q->depth) {
-			ibpost_ring_uses_put(q, q->spare_uses, nuse, nhit);
+		if (used + p.n + k >= room) {
+			ibpost_ring_uses_put(q, ibpost_next_uses(q, used + p.n),
+					     nuse, nhit);
 			ibpost_dma_unwind(q, used + p.n, ndma);
 			trace_ibpost_slots_exhausted(q, used + p.n);
 			p.ret = -ENOMEM;
@@ -733,7 +741,7 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		sink = ibpost_sink_wanted(&qp->sinks, cur) && !p.ret && !sync &&
 		       qp->rqp.state != IB_QPS_ERR;
 		if (sink) {
-			p.ret = ibpost_sink_prepare(q, cur);
+			p.ret = ibpost_sink_prepare(q, cur, k);
 			if (p.ret)
 				p.rule = IBPOST_RULE_READ_SINK;
 		}
@@ -745,6 +753,11 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 			break;
 		}
 
+		/* Nothing refuses the WR from here on but the provider. */
+		if (frwr && k) {
+			ibpost_frwr_stage(&p, qp, cur, used, k, nuse, ndma);
+			k = 0;
+		}
 		/*
 		 * iWARP: a READ completes when its response is in, after the
 		 * SENDs and WRITEs behind it that completed once sent; no
@@ -765,6 +778,19 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		ibpost_ring_post_staged(&p, next);
 	}
 	return ibpost_post_end(&p, qp, cur, (const void **)bad_wr);
+}
+
+/*
+ * The copy that stages fast registrations. Out of line: inside
+ * ibpost_post_send_mrs() with the two others, it cost their one-WR posts
+ * 23 instructions more (IBPOST_BENCH_ICOUNT=1, 6.1, 64 B SEND/WRITE/READ).
+ */
+static noinline int ibpost_post_send_frwr(struct ibpost_qp *qp,
+					  const struct ib_send_wr *wr,
+					  const struct ib_send_wr **bad_wr,
+					  struct ibpost_mr **mrs)
+{
+	return __ibpost_post_send(qp, wr, bad_wr, mrs, NULL, false, true);
 }
 
 /**
@@ -794,9 +820,18 @@ int ibpost_post_send_mrs(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad_wr,
 			 struct ibpost_mr **mrs, struct ibpost_sync *sync)
 {
+	/*
+	 * Fast registrations pending (frwr.c): a copy of its own, so that
+	 * the others carry none of their code. Read unlocked: a map made
+	 * before this call by this thread is seen; one made meanwhile by
+	 * another rides the next post.
+	 */
+	if (!sync && unlikely(READ_ONCE(qp->frwr.npending)))
+		return ibpost_post_send_frwr(qp, wr, bad_wr, mrs);
 	if (wr && !wr->next)
-		return __ibpost_post_send(qp, wr, bad_wr, mrs, sync, true);
-	return __ibpost_post_send(qp, wr, bad_wr, mrs, sync, false);
+		return __ibpost_post_send(qp, wr, bad_wr, mrs, sync, true,
+					  false);
+	return __ibpost_post_send(qp, wr, bad_wr, mrs, sync, false, false);
 }
 
 /**

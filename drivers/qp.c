@@ -84,14 +84,17 @@ static int ibpost_qp_to_rts_ud(struct ibpost_qp *qp)
 /*
  * Provider send WRs the QP is created with: one per slot and the drain
  * marker; on iWARP two per slot (a READ and its sink's REG_MR, sink.c),
- * and the send CQ holds a completion for each when they flush.
+ * and the send CQ holds a completion for each when they flush. The ring
+ * holds the consumer's WRs and two per fast-registration entry (frwr.c):
+ * its REG_MR and its LOCAL_INV, the latter kept in reserve.
  */
 static u32 ibpost_qp_sq_wrs(const struct ibpost_qp *qp)
 {
-	u32 sq_wrs = qp->attr.max_send_wr + 1;
+	u32 depth = qp->attr.max_send_wr + 2 * qp->attr.frwr_maps;
+	u32 sq_wrs = depth + 1;
 
 	if (ibpost_dev_iwarp(qp->dev))
-		sq_wrs = min_t(u32, sq_wrs + qp->attr.max_send_wr,
+		sq_wrs = min_t(u32, sq_wrs + depth,
 			       max_t(int, qp->dev->ibdev->attrs.max_qp_wr, 3));
 	return sq_wrs;
 }
@@ -133,6 +136,12 @@ static int ibpost_qp_query_caps(struct ibpost_qp *qp)
 	 */
 	if (ibpost_dev_iwarp(qp->dev))
 		qp->attr.max_send_wr /= 2;
+	/* The fast-registration pool's share (ibpost_qp_sq_wrs()). */
+	if (qp->attr.frwr_maps) {
+		if (qp->attr.max_send_wr <= 2 * qp->attr.frwr_maps)
+			return -ENOMEM;
+		qp->attr.max_send_wr -= 2 * qp->attr.frwr_maps;
+	}
 	/* Asked for at most U8_MAX (above): a provider may grant more. */
 	qp->attr.max_send_sge = min_t(u32, init.cap.max_send_sge, U8_MAX);
 	if (qp->attr.srq) {
@@ -171,6 +180,8 @@ static int ibpost_seed_alloc(struct ibpost_seed_scratch *seed, u32 max_sge)
 static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 				const struct ibpost_qp_attr *attr)
 {
+	u32 pages;
+
 	if (!dev || !attr)
 		return -EINVAL;
 	if (attr->qp_type != IB_QPT_RC && attr->qp_type != IB_QPT_UD) {
@@ -223,7 +234,9 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 				    dev->name);
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	pages = attr->frwr_max_pages;
+	return ibpost_frwr_attr_check(dev, attr->frwr_maps, &pages,
+				      attr->qp_type);
 }
 
 /* The QP's own state, before it has a device or provider objects. */
@@ -442,8 +455,8 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 	ret = ibpost_qp_query_caps(qp);
 	if (ret)
 		return ret;
-	ret = ibpost_ring_alloc(&qp->sq, qp->attr.max_send_wr,
-				qp->attr.max_send_sge);
+	ret = ibpost_ring_alloc(&qp->sq, qp->attr.max_send_wr +
+				2 * qp->attr.frwr_maps, qp->attr.max_send_sge);
 	if (ret)
 		return ret;
 	/* An SRQ QP posts no receive: a ring of one that takes none. */
@@ -457,9 +470,14 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 	ret = ibpost_seed_alloc(&qp->seed[1], qp->rq.max_sge);
 	if (ret)
 		goto out_free_sq_seed;
-	/* A signal at least every interval WRs, and never beyond the ring. */
+	/* The LOCAL_INV slots of the fast-registration pool (frwr.c). */
+	qp->sq.reserved = qp->attr.frwr_maps;
+	/*
+	 * A signal at least every interval WRs, and never beyond the ring
+	 * the reserve leaves.
+	 */
 	qp->attr.signal_interval = min(qp->attr.signal_interval,
-				       qp->sq.depth);
+				       qp->sq.depth - qp->sq.reserved);
 	qp->sq.signal_interval = qp->attr.signal_interval;
 	qp->rq.signal_interval = 1;
 	if (qp->attr.srq)
@@ -487,12 +505,19 @@ static int ibpost_qp_init_queues(struct ibpost_qp *qp, struct rdma_cm_id *id)
 	ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_RINGS) ?: ibpost_qp_alloc_rings(qp);
 	if (ret)
 		return ret;
+	/* Checked at creation: this sets the default page count. */
+	ret = ibpost_frwr_attr_check(qp->dev, qp->attr.frwr_maps,
+				     &qp->attr.frwr_max_pages,
+				     qp->attr.qp_type) ?:
+	      ibpost_frwr_pool_init(qp);
+	if (ret)
+		goto out_free_rings;
 	/* Only a cm QP can be connected on iWARP, and so ever READ. */
 	if (ibpost_dev_iwarp(qp->dev) && id) {
 		ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_SINKS) ?:
 		      ibpost_sinks_alloc(&qp->sq);
 		if (ret)
-			goto out_free_rings;
+			goto out_free_frwr;
 	}
 	ret = ibpost_qp_stage_refused(IBPOST_QP_STAGE_DRAIN) ?: ibpost_drain_init(qp);
 	if (ret)
@@ -509,6 +534,8 @@ out_drain_cleanup:
 out_free_sinks:
 	/* Nothing was posted: the sinks may go before the QP. */
 	ibpost_sinks_free(&qp->sq);
+out_free_frwr:
+	ibpost_frwr_pool_release(qp);
 out_free_rings:
 	ibpost_qp_free_rings(qp);
 	return ret;
@@ -961,12 +988,16 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
 	WRITE_ONCE(qp->sq.cq, NULL);
 	qp->cqs_left = false;
 	ibpost_sinks_free(&qp->sq);
+	/* Its MRs go; the contexts of unmaps in flight come back below. */
+	ibpost_frwr_pool_release(qp);
 	/*
 	 * Anything the provider did not return comes back flushed; what
 	 * nobody fetched stays after a removal, and for a release callback.
 	 */
 	ibpost_qp_flush_rings(qp, qp->drained,
 			      !removal && !qp->attr.release);
+	/* Queued by the pool's flushed contexts, which are back: idle. */
+	flush_work(&qp->rqp.flush_work);
 }
 
 /*
@@ -1083,6 +1114,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 {
 	struct task_struct *poller = READ_ONCE(qp->poller);
+	u32 rounds = 0;
 	int ret = 0;
 
 	lockdep_assert_held(&qp->mutex);
@@ -1103,8 +1135,20 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 		ret = -ETIMEDOUT;
 		goto out;
 	}
-	/* WRs posted in ERR while draining: flushed before RESET too. */
-	ibpost_qp_return_synthetic(qp);
+	/*
+	 * WRs posted in ERR while draining, and the contexts of unmaps whose
+	 * LOCAL_INV was flushed (revoked first; a callback's unmap may start
+	 * another): flushed before RESET too.
+	 */
+	do {
+		ibpost_frwr_quiesce(qp);
+		ibpost_qp_return_synthetic(qp);
+	} while (qp->frwr.n &&
+		 (ibpost_frwr_revoking(qp) || READ_ONCE(qp->sq.nr_synthetic)) &&
+		 ++rounds <= 2 * qp->frwr.n + 2);
+	/* Callbacks that keep starting unmaps: not RESET with them out. */
+	if (qp->frwr.n && ibpost_frwr_revoking(qp))
+		ret = -ETIMEDOUT;
 out:
 	WRITE_ONCE(qp->poller, poller);
 	return ret;

@@ -80,6 +80,7 @@ void ibpost_qp_free_rings(struct ibpost_qp *qp)
 	ibpost_seed_free(&qp->seed[0]);
 	ibpost_ring_free(&qp->rq);
 	ibpost_ring_free(&qp->sq);
+	ibpost_frwr_pool_free(qp);
 }
 
 /* Undo ibpost_qp_alloc(). */

@@ -15,6 +15,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ibpost.h>
 #include "dev.h"
+#include "frwr.h"
 #include "sink.h"
 
 /**
@@ -77,6 +78,7 @@ struct ibpost_seed_scratch {
  * @sq: the send queue
  * @rq: the receive queue
  * @sinks: iWARP: the send queue's READ sinks (see sink.c); else none
+ * @frwr: the fast-registration pool (frwr.c); empty without frwr_maps
  * @seed: the vector seed operations' scratch, [0] send, [1] receive
  * @events: IB_EVENT_* bits the provider reported, not yet handled by
  *          @event_work (qp_event.c)
@@ -137,6 +139,7 @@ struct ibpost_qp {
 	struct ibpost_queue sq;
 	struct ibpost_queue rq;
 	struct ibpost_sinks sinks;
+	struct ibpost_frwr_pool frwr;
 	struct ibpost_seed_scratch seed[2];
 	unsigned long events;
 	struct work_struct event_work;

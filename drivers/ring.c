@@ -43,6 +43,7 @@
 #include <rdma/ibpost.h>
 #include "ring_post.h"
 #include "dma_sync.h"
+#include "frwr.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ibpost_sq_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc);
@@ -346,6 +347,29 @@ static __always_inline void ibpost_slot_release(struct ibpost_queue *q,
 }
 
 /*
+ * The internal WR of @slot was not queued: a waiter's reference goes; a
+ * client's object hears of it, and its reserve slot goes back.
+ */
+static void ibpost_slot_sync_unclaim(struct ibpost_queue *q,
+				     struct ibpost_slot *slot)
+{
+	struct ibpost_sync *sync = slot->sync;
+
+	slot->sync = NULL;
+	if (!sync->end) {
+		ibpost_sync_put(sync);
+		return;
+	}
+	/* The newest claim: the slot leaves the ring's use at once. */
+	if (slot->reserve) {
+		slot->reserve = false;
+		q->reserved++;
+	}
+	if (sync->unclaimed)
+		sync->unclaimed(sync->orphan);
+}
+
+/*
  * Undo the newest claims (a post the provider refused). The signal
  * interval counts on from the last WR really queued.
  */
@@ -367,11 +391,67 @@ void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 			slot = &q->slots[q->head & q->mask];
 		ibpost_slot_release(q, slot);
 		if (slot->sync)
-			ibpost_sync_put(slot->sync);
-		slot->sync = NULL;
+			ibpost_slot_sync_unclaim(q, slot);
 		slot->state = IBPOST_SLOT_FREE;
 		q->since_signal = slot->since_before;
 	}
+}
+
+/**
+ * ibpost_ring_claim_deferred - a reserve slot for a client's context
+ * @q: a QP's send queue, its lock held, with a reserve slot free
+ *     (@q->reserved, and a slot: the caller checked)
+ * @context: the consumer's context (an unmap's, frwr.c)
+ * @sync: the client's sync for the slot (with @end)
+ *
+ * A slot that never reaches the provider and is not flushed yet: its
+ * client releases it (ibpost_ring_release_deferred()) once its context
+ * may go back, flushed.
+ *
+ * Context: Any context but hard IRQ; q->lock held.
+ * Return: the slot.
+ */
+struct ibpost_slot *ibpost_ring_claim_deferred(struct ibpost_queue *q,
+					       void *context,
+					       struct ibpost_sync *sync)
+{
+	struct ibpost_slot *slot;
+
+	lockdep_assert_held(&q->lock);
+	slot = ibpost_slot_claim(q, context, true, true);
+	slot->since_before = q->since_signal;
+	slot->nuse = 0;
+	slot->nhit = 0;
+	slot->ndma = 0;
+	slot->sync = sync;
+	slot->reserve = true;
+	q->reserved--;
+	slot->synthetic = true;
+	slot->deferred = true;
+	ibpost_slot_set_opcode(slot, IB_WR_LOCAL_INV);
+	return slot;
+}
+
+/**
+ * ibpost_ring_release_deferred - let a deferred slot's context go back
+ * @q: the send queue, its lock held
+ * @slot: a slot its client deferred (struct ibpost_sync's @end, or
+ *        ibpost_ring_claim_deferred())
+ *
+ * The flush worker (a DIRECT queue's next poll, a teardown's flush)
+ * completes it with IB_WC_WR_FLUSH_ERR, its sync's @end told again.
+ *
+ * Context: Any context but hard IRQ; q->lock held.
+ */
+void ibpost_ring_release_deferred(struct ibpost_queue *q,
+				  struct ibpost_slot *slot)
+{
+	lockdep_assert_held(&q->lock);
+	if (WARN_ON_ONCE(!slot->deferred))
+		return;
+	slot->deferred = false;
+	WRITE_ONCE(q->nr_synthetic, q->nr_synthetic + 1);
+	queue_work(ibpost_wq, &q->rqp->flush_work);
 }
 
 /* Count a post call's refusal by its errno. */
@@ -414,8 +494,14 @@ static void ibpost_queue_advance(struct ibpost_queue *q)
 	if (q->free_idx)
 		return;
 
-	while (tail != head && slots[tail & mask].state == IBPOST_SLOT_FREE)
+	while (tail != head && slots[tail & mask].state == IBPOST_SLOT_FREE) {
+		/* A carrier's slot leaves the ring's use: its reserve back. */
+		if (unlikely(slots[tail & mask].reserve)) {
+			q->slots[tail & mask].reserve = false;
+			q->reserved++;
+		}
 		tail++;
+	}
 	q->tail = tail;
 }
 
@@ -509,6 +595,34 @@ ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
 		return sync;
 	ibpost_sync_put(sync);
 	return NULL;
+}
+
+/*
+ * The internal WR of @slot is over with @status: wake its waiter (its
+ * sync, orphaned, in *@orphaned for the caller to release), or tell the
+ * client's object (struct ibpost_sync's @end). Return: enum
+ * ibpost_sync_end: the slot's context hidden (always, but for a carrier),
+ * delivered, or deferred (the slot stays, struct ibpost_sync).
+ */
+static noinline int ibpost_slot_sync_end(struct ibpost_slot *slot,
+					 enum ib_wc_status status,
+					 struct ibpost_sync **orphaned)
+{
+	struct ibpost_sync *sync = slot->sync;
+	int ret;
+
+	if (!sync->end) {
+		*orphaned = ibpost_slot_sync_done(slot, status);
+		return IBPOST_SYNC_HIDE;
+	}
+	ret = sync->end(sync->orphan, slot, status);
+	if (ret == IBPOST_SYNC_DEFER) {
+		slot->synthetic = true;
+		slot->deferred = true;
+	} else {
+		slot->sync = NULL;
+	}
+	return ret;
 }
 
 /*
@@ -685,9 +799,20 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		ibpost_slot_failed(q, cq, slot, wc);
 	ibpost_slot_release(q, slot);
 	if (unlikely(slot->sync)) {
-		/* Internal WR: wake its waiter, never show it. */
-		orphaned = ibpost_slot_sync_done(slot, wc->status);
-		deliver = false;
+		/* Internal WR: wake its waiter, never show it; or a client's. */
+		switch (ibpost_slot_sync_end(slot, wc->status, &orphaned)) {
+		case IBPOST_SYNC_HIDE:
+			deliver = false;
+			break;
+		case IBPOST_SYNC_DEFER:
+			/*
+			 * Taken until its client releases it; the slots
+			 * reclaimed before it leave the ring's use.
+			 */
+			ibpost_queue_advance(q);
+			spin_unlock_irqrestore(&q->lock, flags);
+			return;
+		}
 	}
 	if (deliver && !ibpost_queue_calls_back(q)) {
 		ibpost_slot_keep_wc(q, slot, wc);
@@ -808,6 +933,15 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_queue *q = slot->queue;
 	unsigned long flags;
 
+	/*
+	 * A peer's SEND_WITH_INV retired a fast registration's key: its
+	 * pool hears of it before the consumer's callback may unmap it
+	 * (frwr.c, a client above the ring: the one call up, as the key
+	 * may be any QP's of the device). No queue lock held.
+	 */
+	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
+	    wc->status == IB_WC_SUCCESS)
+		ibpost_frwr_remote_inv(q->dev, wc->ex.invalidate_rkey);
 	spin_lock_irqsave(&q->lock, flags);
 	if (unlikely(ibpost_slot_stale(q, slot, cq, wc))) {
 		spin_unlock_irqrestore(&q->lock, flags);
@@ -1018,7 +1152,8 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 	for (; n < budget && (s32)(end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
-		if (s->state != IBPOST_SLOT_POSTED)
+		/* A deferred slot waits for its client (a carrier's). */
+		if (s->state != IBPOST_SLOT_POSTED || s->deferred)
 			continue;
 		/* Any order: the slot's own position says when it was posted. */
 		if (q->free_idx && (s32)(end - s->pos) <= 0)

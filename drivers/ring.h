@@ -21,6 +21,7 @@
 
 struct ibpost_comp;
 struct ibpost_qp;
+struct ibpost_slot;
 
 /**
  * struct ibpost_stats - counters of one work queue, under its lock
@@ -56,6 +57,20 @@ void ibpost_stats_add(struct ibpost_stats *sum, const struct ibpost_stats *st);
  *          @orphan_release(@orphan) runs once the WR completes, with no
  *          lock held; under the send queue's lock
  * @orphan_release: see @orphan
+ * @end: set where the WR belongs to an object of the client's, @orphan
+ *       (a fast registration, frwr.c), which the sync is part of and
+ *       which counts no reference (@ref and @done are unused): called
+ *       under the queue's lock when the WR (in @slot) is over, with its
+ *       status, in place of the waiter's wake-up. Return: enum
+ *       ibpost_sync_end: an internal WR is hidden; a carrier (a WR
+ *       posted with IB_SEND_SIGNALED, whose wr_id is the consumer's
+ *       context) is delivered as any consumer WR, or deferred: its slot
+ *       stays, taken, until the client releases it
+ *       (ibpost_ring_release_deferred()), and only then comes back,
+ *       flushed
+ * @unclaimed: with @end: called under the queue's lock when the WR's slot
+ *             is released unposted (the provider refused it, or a WR
+ *             before it, in its post call)
  */
 struct ibpost_sync {
 	struct completion done;
@@ -63,6 +78,16 @@ struct ibpost_sync {
 	refcount_t ref;
 	void *orphan;
 	void (*orphan_release)(void *orphan);
+	int (*end)(void *orphan, struct ibpost_slot *slot,
+		   enum ib_wc_status status);
+	void (*unclaimed)(void *orphan);
+};
+
+/* What struct ibpost_sync's @end says of the WR's context. */
+enum ibpost_sync_end {
+	IBPOST_SYNC_HIDE,
+	IBPOST_SYNC_DELIVER,
+	IBPOST_SYNC_DEFER,
 };
 
 /**
@@ -123,6 +148,11 @@ enum ibpost_slot_state {
  *            behind its sink's REG_MR, sink.c): the queue's @stage_prefix
  *            entry of the WR's batch index names it during the post call,
  *            and the client's ops hear of the slot's failure
+ * @reserve: a carrier's slot, taken from the queue's reserve, which gets
+ *           it back when the tail passes the slot
+ * @deferred: a carrier's slot its client keeps after its WR (or none)
+ *            ended, until it releases it: not with the provider, not yet
+ *            to be flushed (the flush walks skip it)
  * @spare: 0; with it a claim writes @state and the flags in one store
  * @nuse: entries in the slot's use array (ibpost_slot_uses()): the uses
  *        the WR's SGEs hold outside the queue's hit, each counted
@@ -154,7 +184,9 @@ struct ibpost_slot {
 	u8 user_signaled:1;
 	u8 synthetic:1;
 	u8 prefixed:1;
-	u8 spare:4;
+	u8 reserve:1;
+	u8 deferred:1;
+	u8 spare:2;
 	u8 nuse;
 	u8 nhit;
 	u8 opcode;
@@ -317,6 +349,12 @@ struct ibpost_ring_qp {
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @signal_interval: force a signal at least this often
  * @provider_errors: posts the provider refused after ibpost's checks passed
+ * @reserved: send queue: slots kept back for carriers (the invalidations
+ *            of fast registrations, frwr.c): a consumer's WR finds
+ *            @depth - @reserved slots. A carrier's slot takes one
+ *            (slot->reserve) and gives it back when the tail passes it,
+ *            so that @reserved plus the slots in use never exceed @depth;
+ *            under @lock
  * @nr_synthetic: slots posted while the QP was in ERR (slot->synthetic)
  *                not returned yet; read unlocked by a DIRECT poll, which
  *                returns them (ibpost_queue_direct_cb())
@@ -390,6 +428,7 @@ struct ibpost_queue {
 	u32 since_signal;
 	u32 signal_interval;
 	u32 provider_errors;
+	u32 reserved;
 	u32 nr_synthetic;
 	struct ibpost_stats stats;
 	u32 max_sge;
@@ -482,6 +521,8 @@ __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
 	slot->user_signaled = user_signaled;
 	slot->synthetic = false;
 	slot->prefixed = false;
+	slot->reserve = false;
+	slot->deferred = false;
 	slot->spare = 0;
 	slot->pos = q->head++;
 	return slot;
@@ -623,6 +664,11 @@ void ibpost_sync_put(struct ibpost_sync *sync);
 u32 ibpost_queue_finish_synthetic(struct ibpost_queue *q, u32 budget);
 bool ibpost_queue_take_done(struct ibpost_queue *q, struct ibpost_comp *comp);
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count);
+struct ibpost_slot *ibpost_ring_claim_deferred(struct ibpost_queue *q,
+					       void *context,
+					       struct ibpost_sync *sync);
+void ibpost_ring_release_deferred(struct ibpost_queue *q,
+				  struct ibpost_slot *slot);
 void ibpost_queue_flush(struct ibpost_queue *q, bool drained, bool drop_done);
 void ibpost_ring_reclaim_retired(struct ibpost_queue *q);
 bool ibpost_ring_reclaim_block(struct ibpost_queue *q);

@@ -369,7 +369,8 @@ static __always_inline void ibpost_ring_stage_recv(struct ibpost_ring_post *p,
  * restores from the slot. Signaled: what the caller asks, ibpost's own
  * (@sync), what the client must have signaled (@force), every
  * signal_interval WRs, and the last free slot with more than half the
- * ring unsignaled behind the last signal (see post.c).
+ * ring unsignaled behind the last signal (see post.c); the ring is what
+ * the queue's reserve leaves.
  * Forced inline: the staging group (see the head of post.c).
  */
 static __always_inline struct ibpost_slot *
@@ -377,12 +378,13 @@ ibpost_ring_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 		       struct ibpost_sync *sync, bool force, u32 used, u32 k)
 {
 	bool user_sig = wr->send_flags & IB_SEND_SIGNALED;
+	u32 cap = q->depth - q->reserved;
 	struct ibpost_slot *slot;
 	bool sig;
 
 	sig = user_sig || sync || force ||
 	      q->since_signal + 1 >= q->signal_interval ||
-	      (used + k + 1 == q->depth && q->since_signal >= q->depth / 2);
+	      (used + k + 1 == cap && q->since_signal >= cap / 2);
 	if (sig && !user_sig && !sync) {
 		q->stats.forced_signals++;
 		trace_ibpost_forced_signal(q, used + k);

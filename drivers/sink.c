@@ -301,13 +301,15 @@ void ibpost_sinks_free(struct ibpost_queue *q)
 }
 
 /*
- * Register the sink of the READ @wr for the slot at q->head, the WR
- * checked. Return: 0, or -EINVAL when the sink does not map.
+ * Register the sink of the READ @wr for the slot it will take, @ahead
+ * slots past q->head (the fast registrations staged before it, frwr.c),
+ * the WR checked. Return: 0, or -EINVAL when the sink does not map.
  */
-int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr)
+int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr,
+			u32 ahead)
 {
 	struct ibpost_sinks *sk = ibpost_q_sinks(q);
-	struct ibpost_sink *s = &sk->ring[q->head & q->mask];
+	struct ibpost_sink *s = &sk->ring[(q->head + ahead) & q->mask];
 	const struct ib_sge *sge = &wr->sg_list[0];
 	int n;
 

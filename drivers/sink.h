@@ -90,7 +90,8 @@ static inline bool ibpost_sink_wanted(const struct ibpost_sinks *sinks,
 	       wr->num_sge == 1 && wr->sg_list[0].length;
 }
 
-int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr);
+int ibpost_sink_prepare(struct ibpost_queue *q, const struct ib_send_wr *wr,
+			u32 ahead);
 struct ib_send_wr *ibpost_sink_attach(struct ibpost_queue *q,
 				      struct ibpost_slot *slot,
 				      struct ib_send_wr *wr);

@@ -7,7 +7,8 @@
  * loopback RC pair and two UD QPs, registers buffers, and moves real data
  * through every seed operation (send/recv, sendv/recvv, write, writev,
  * read, readv, UD send) and through page memory (an sg_table of
- * scattered pages, a vmalloc buffer), comparing it byte for byte. It
+ * scattered pages, a vmalloc buffer, and pages mapped for the peer per
+ * I/O with fast registration), comparing it byte for byte. It
  * then posts a chain with one deliberately bad WR in the middle and shows
  * the partial post: how many WRs were queued, which one bad_wr names,
  * that the QP is still in RTS, and the rest completing once reposted from
@@ -319,6 +320,88 @@ out:
 		demo_check(false, "sg_table memory", "set-up failed");
 }
 
+/*
+ * One I/O the nvme-rdma way: a's scattered pages mapped for the peer at
+ * once (fast registration, its REG_MR riding a's next SEND), the peer
+ * (b) WRITEs them and answers with SEND_WITH_INV, which retires the key:
+ * a's unmap then posts nothing.
+ */
+static void demo_frwr(void)
+{
+	struct page *pages[DEMO_PAGES] = {};
+	struct ibpost_frwr_map map = {};
+	struct ibpost_comp s, r, c;
+	struct scatterlist sg[DEMO_PAGES];
+	struct ib_send_wr inv = {};
+	const struct ib_send_wr *bad;
+	struct ib_sge sge;
+	bool same = true;
+	char detail[112];
+	int i, ret = -ENOMEM, un = 0;
+
+	sg_init_table(sg, DEMO_PAGES);
+	for (i = 0; i < DEMO_PAGES; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		if (!pages[i])
+			goto out;
+		sg_set_page(&sg[i], pages[i], PAGE_SIZE, 0);
+	}
+	ret = ibpost_frwr_map(demo.a, sg, DEMO_PAGES, IB_ACCESS_REMOTE_WRITE,
+			      &map);
+	if (ret)
+		goto out;
+	/* The command carrying the key: the REG_MR goes ahead of it. */
+	ret = ibpost_post_recv(demo.b, &demo.dst, demo.dst.buf, DEMO_LEN,
+			       demo.dst.mr) ?:
+	      ibpost_post_send(demo.a, &demo.src, &map, sizeof(map.rkey),
+			       NULL, IB_SEND_SIGNALED | IB_SEND_INLINE);
+	s = demo_comp(demo.a, true);
+	r = demo_comp(demo.b, false);
+	/* The peer writes the pages, then retires the key. */
+	demo_fill(demo.src.buf, DEMO_PAGES * PAGE_SIZE, 77);
+	ret = ret ?: ibpost_post_write(demo.b, &demo.wr, demo.src.buf,
+				       map.length, demo.src.mr,
+				       IB_SEND_SIGNALED, map.iova, map.rkey);
+	c = demo_comp(demo.b, true);
+	ret = ret ?: c.status ? -EIO : 0;
+	ret = ret ?: ibpost_mr_sge(demo.src.mr, demo.src.buf, 8, &sge);
+	inv.opcode = IB_WR_SEND_WITH_INV;
+	inv.send_flags = IB_SEND_SIGNALED;
+	inv.ex.invalidate_rkey = map.rkey;
+	inv.sg_list = &sge;
+	inv.num_sge = 1;
+	ret = ret ?: ibpost_post_recv(demo.a, &demo.dst, demo.rd.buf, 64,
+				      demo.rd.mr) ?:
+	      ibpost_post_send_list(demo.b, &inv, &bad);
+	c = demo_comp(demo.b, true);
+	r = demo_comp(demo.a, false);
+	for (i = 0; i < DEMO_PAGES; i++)
+		same &= !memcmp(page_address(pages[i]),
+				demo.src.buf + i * PAGE_SIZE, PAGE_SIZE);
+	snprintf(detail, sizeof(detail),
+		 "%u B in %d scattered pages, rkey %#x, written by the peer",
+		 map.length, DEMO_PAGES, map.rkey);
+	demo_check(!ret && !s.status && !c.status && same, "frwr map + WRITE",
+		   detail);
+	if (!ret)
+		un = ibpost_frwr_unmap(demo.a, &map, &demo.src);
+	snprintf(detail, sizeof(detail), "received (invalidated %#x), unmap: %s",
+		 r.invalidate_rkey, un == IBPOST_FRWR_DONE ?
+		 "nothing to post" : "LOCAL_INV posted");
+	demo_check(!ret && !r.status && (r.wc_flags & IB_WC_WITH_INVALIDATE) &&
+		   r.invalidate_rkey == map.rkey && un == IBPOST_FRWR_DONE,
+		   "SEND_WITH_INV retires it", detail);
+out:
+	/* Still mapped (a step failed): the pages stay with the map. */
+	if (map.ent && ibpost_frwr_unmap(demo.a, &map, &demo.src) != IBPOST_FRWR_DONE)
+		return;
+	for (i = 0; i < DEMO_PAGES; i++)
+		if (pages[i])
+			__free_pages(pages[i], 1);
+	if (ret)
+		demo_check(false, "frwr", "set-up failed");
+}
+
 static void demo_partial_post(void)
 {
 	struct ibpost_qp_attr got;
@@ -392,6 +475,7 @@ static int demo_setup(void)
 		.max_inline_data = 64,
 		.qkey = DEMO_QKEY,
 		.poll_ctx = IB_POLL_SOFTIRQ,
+		.frwr_maps = 4,
 	};
 	struct rdma_ah_attr av;
 	int ret;
@@ -406,6 +490,7 @@ static int demo_setup(void)
 	if (ret)
 		return ret;
 	attr.qp_type = IB_QPT_UD;
+	attr.frwr_maps = 0;
 	demo.x = ibpost_qp_create(demo.dev, &attr);
 	if (IS_ERR(demo.x))
 		return PTR_ERR(demo.x);
@@ -472,6 +557,8 @@ static int __init demo_init(void)
 	demo_ud_send();
 	pr_info("pages and sg_tables (ibpost maps and syncs them):\n");
 	demo_pages();
+	pr_info("fast registration per I/O (the peer's SEND_WITH_INV retires it):\n");
+	demo_frwr();
 	pr_info("chained post, exact IBA 11.4.1.1 partial post:\n");
 	demo_partial_post();
 	pr_info("==== ibpost demo: %d of %d checks passed ====\n",

@@ -154,6 +154,14 @@ void ibpost_unregister_client(struct ibpost_client *client);
  *       ibpost_qp_destroy(). Not with @shared_cq (-EOPNOTSUPP: no
  *       receive drain marker can prove an SRQ QP's last receive
  *       completion polled on a CQ that outlives it).
+ * @frwr_maps: entries of the QP's fast-registration pool: sg lists mapped
+ *             with ibpost_frwr_map() at once, at most; 0: no pool. RC
+ *             only (-EINVAL); a device without fast registration:
+ *             -EOPNOTSUPP. The send queue holds two slots per entry
+ *             besides @max_send_wr (its REG_MR, its LOCAL_INV)
+ * @frwr_max_pages: pages one map covers at most; 0: the device's
+ *                  fast-registration page list, at most 256; beyond the
+ *                  device's: -EINVAL. ibpost_qp_get_attr() gives it.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -175,6 +183,8 @@ struct ibpost_qp_attr {
 	bool ib_cqe;
 	bool shared_cq;
 	struct ibpost_srq *srq;
+	u32 frwr_maps;
+	u32 frwr_max_pages;
 };
 
 /* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
@@ -349,6 +359,36 @@ struct ibpost_mr *ibpost_reg_dma(struct ibpost_dev *dev,
 size_t ibpost_mr_length(const struct ibpost_mr *mr);
 int ibpost_mr_sync_for_cpu(struct ibpost_mr *mr, u64 offset, u32 length);
 int ibpost_mr_sync_for_device(struct ibpost_mr *mr, u64 offset, u32 length);
+
+struct ibpost_frwr;
+struct scatterlist;
+
+/**
+ * struct ibpost_frwr_map - one fast registration, filled by ibpost_frwr_map()
+ * @ent: ibpost's pool entry (opaque); NULL once unmapped through this
+ *       handle
+ * @gen: the entry's generation at the map: a stale copy is refused
+ * @rkey: the key the peer uses (a fresh one at each map)
+ * @iova: the address the peer uses for the map's first byte
+ * @length: bytes mapped: the sg list's
+ *
+ * The consumer's, by value (in its request, as nvme-rdma keeps its MR).
+ */
+struct ibpost_frwr_map {
+	struct ibpost_frwr *ent;
+	u32 gen;
+	u32 rkey;
+	u64 iova;
+	u32 length;
+};
+
+/* ibpost_frwr_unmap(): nothing was posted; no context comes back. */
+#define IBPOST_FRWR_DONE	1
+
+int ibpost_frwr_map(struct ibpost_qp *qp, struct scatterlist *sg, int nents,
+		    int access, struct ibpost_frwr_map *map);
+int ibpost_frwr_unmap(struct ibpost_qp *qp, struct ibpost_frwr_map *map,
+		      void *context);
 int ibpost_mr_sgl(const struct ibpost_mr *mr, u64 offset, u32 length,
 		  struct ib_sge *sge, int max_sge);
 int ibpost_post_mr(struct ibpost_qp *qp, void *context,
