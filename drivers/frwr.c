@@ -135,6 +135,30 @@ static void ibpost_frwr_retire(struct ibpost_frwr *ent)
 	}
 }
 
+/* @ent's REG_MR no longer waits for a post (if it did). */
+static void ibpost_frwr_unpend(struct ibpost_frwr *ent)
+{
+	if (!ent->pending)
+		return;
+	list_del_init(&ent->node);
+	ibpost_frwr_pool_of(ent)->npending--;
+	ent->pending = false;
+}
+
+/*
+ * An unmapped @ent whose key never became valid (its REG_MR never left
+ * or never ran) or a peer retired: its sg list goes back to the consumer
+ * and the entry to the pool. Return: whether it was such.
+ */
+static bool ibpost_frwr_retire_unused(struct ibpost_frwr *ent)
+{
+	if (ent->posted && !ent->remote_inv)
+		return false;
+	ibpost_frwr_dma_unmap(ent);
+	ibpost_frwr_retire(ent);
+	return true;
+}
+
 /*
  * Have the work item revoke @ent's key, then release @slot, deferred,
  * which carries the unmap's context back flushed.
@@ -409,11 +433,7 @@ void ibpost_frwr_pool_release(struct ibpost_qp *qp)
 
 		switch (ent->state) {
 		case IBPOST_FRWR_MAPPED:
-			if (ent->pending) {
-				list_del_init(&ent->node);
-				pool->npending--;
-				ent->pending = false;
-			}
+			ibpost_frwr_unpend(ent);
 			ibpost_frwr_dma_unmap(ent);
 			ent->state = IBPOST_FRWR_DEAD_MAPPED;
 			break;
@@ -516,9 +536,7 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 							   node);
 		struct ibpost_slot *slot;
 
-		list_del_init(&ent->node);
-		pool->npending--;
-		ent->pending = false;
+		ibpost_frwr_unpend(ent);
 		ent->reg_out = true;
 		ent->posted = true;
 		pool->stats.regs++;
@@ -901,16 +919,9 @@ int ibpost_frwr_unmap(struct ibpost_qp *qp, struct ibpost_frwr_map *map,
 		ent->state = IBPOST_FRWR_DEAD;
 		goto out_done;
 	}
-	if (ent->pending) {
-		list_del_init(&ent->node);
-		pool->npending--;
-		ent->pending = false;
-	}
-	if (!ent->posted || ent->remote_inv) {
-		ibpost_frwr_dma_unmap(ent);
-		ibpost_frwr_retire(ent);
+	ibpost_frwr_unpend(ent);
+	if (ibpost_frwr_retire_unused(ent))
 		goto out_done;
-	}
 	if (!ibpost_frwr_room(q)) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return -EBUSY;
@@ -948,14 +959,8 @@ int ibpost_frwr_unmap(struct ibpost_qp *qp, struct ibpost_frwr_map *map,
 	}
 	if (ent->state == IBPOST_FRWR_MAPPED) {
 		/* Its REG_MR may have ended meanwhile, pending it again. */
-		if (ent->pending) {
-			list_del_init(&ent->node);
-			pool->npending--;
-			ent->pending = false;
-		}
-		if (!ent->posted || ent->remote_inv) {
-			ibpost_frwr_dma_unmap(ent);
-			ibpost_frwr_retire(ent);
+		ibpost_frwr_unpend(ent);
+		if (ibpost_frwr_retire_unused(ent)) {
 			pool->stats.invs--;
 			pool->stats.done++;
 			spin_unlock_irqrestore(&q->lock, flags);
