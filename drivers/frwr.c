@@ -190,6 +190,8 @@ static int ibpost_frwr_reg_end(void *obj, struct ibpost_slot *slot,
 	struct ibpost_frwr_pool *pool = ibpost_frwr_pool_of(ent);
 
 	ent->reg_out = false;
+	if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
+		pool->stats.reg_failed++;
 	if (status != IB_WC_SUCCESS &&
 	    (slot->synthetic || status != IB_WC_WR_FLUSH_ERR)) {
 		ent->posted = false;
@@ -724,6 +726,9 @@ static int ibpost_frwr_take(struct ibpost_qp *qp, struct scatterlist *sg,
 				    IB_ACCESS_LOCAL_WRITE : 0),
 	};
 	ent->rkey = ent->mr->rkey;
+	/* Test builds: a REG_MR the provider fails when it runs. */
+	if (ibpost_hook(IBPOST_HOOK_FRWR_REG, ent))
+		ent->reg.key ^= 1U << 8;
 	ent->sg = sg;
 	ent->nents = nents;
 	ent->dir = dir;

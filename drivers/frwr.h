@@ -87,9 +87,10 @@ struct ibpost_frwr {
  * @done: unmaps with nothing to invalidate (IBPOST_FRWR_DONE)
  * @remote_inv: keys retired by a peer's SEND_WITH_INV
  * @revoked: MRs deregistered and replaced, their state unknown
+ * @reg_failed: REG_MRs the provider failed (not flushed): never ran
  */
 struct ibpost_frwr_stats {
-	u64 maps, eagain, regs, invs, done, remote_inv, revoked;
+	u64 maps, eagain, regs, invs, done, remote_inv, revoked, reg_failed;
 };
 
 /**

@@ -90,6 +90,7 @@ void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf)
 	tf->done = pool->stats.done;
 	tf->remote_inv = pool->stats.remote_inv;
 	tf->revoked = pool->stats.revoked;
+	tf->reg_failed = pool->stats.reg_failed;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_frwr_get, IBPOST_NS);

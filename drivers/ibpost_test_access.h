@@ -98,10 +98,11 @@ void ibpost_test_send_slot(struct ibpost_qp *qp, u32 pos,
  * @done: unmaps that returned IBPOST_FRWR_DONE
  * @remote_inv: keys retired by a peer's SEND_WITH_INV
  * @revoked: MRs deregistered and replaced
+ * @reg_failed: REG_MRs the provider failed (a flush not counted)
  */
 struct ibpost_test_frwr {
 	u32 n, free, pending, revoking, reserved;
-	u64 maps, eagain, regs, invs, done, remote_inv, revoked;
+	u64 maps, eagain, regs, invs, done, remote_inv, revoked, reg_failed;
 };
 
 void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf);

@@ -577,6 +577,69 @@ static void frwr_unhook(void *data)
 	ibpost_test_set_hook(NULL, NULL);
 }
 
+static int frwr_bad_reg(enum ibpost_hook point, void *obj, void *data)
+{
+	return point == IBPOST_HOOK_FRWR_REG;
+}
+
+/*
+ * A REG_MR the provider fails when it runs (its key names another MR's
+ * index): the QP goes to ERR, and the SEND it rode ahead of comes back
+ * flushed, once; nothing else is shown. A provider that names the
+ * REG_MR's failure (6.1's rxe) says it never ran: its unmap has nothing
+ * to post (DONE). One that reports it flushed with the rest (6.12's rxe
+ * may, its completer flushing the queue first; siw) leaves its state
+ * unknown: the unmap's context comes back flushed, once, after the MR
+ * was replaced. Either way the entry is free again.
+ */
+static void ibpost_frwr_reg_mr_fails_at_execution(struct kunit *test)
+{
+	struct ibpost_frwr_map map = {};
+	struct ibpost_test_pair *p;
+	struct ibpost_test_frwr tf;
+	struct ibpost_comp comp;
+	struct frwr_pages *f;
+	u64 c = 0x55, failed;
+	int un;
+
+	p = frwr_pair(test, FRWR_MAPS, 0, PAGE_SIZE);
+	f = frwr_pages_new(test, 2, 0x7800);
+	ibpost_test_defer(test, frwr_unhook, NULL);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(frwr_bad_reg, NULL));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_frwr_map(p->a, f->sg, f->n,
+						 IB_ACCESS_REMOTE_WRITE, &map));
+	ibpost_test_set_hook(NULL, NULL);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, (void *)1UL,
+						  p->bbuf.buf, 64, p->bbuf.mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, (void *)2UL, &c, 8,
+						  NULL, IB_SEND_SIGNALED |
+						  IB_SEND_INLINE));
+	ibpost_test_send_comp(test, p->a, &comp);
+	KUNIT_EXPECT_PTR_EQ(test, comp.context, (void *)2UL);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+	ibpost_test_no_send_comp(test, p->a);
+	ibpost_test_frwr_get(p->a, &tf);
+	KUNIT_EXPECT_EQ(test, tf.regs, 1ULL);
+	failed = tf.reg_failed;
+	kunit_info(test, "the REG_MR came back %s\n",
+		   failed ? "failed" : "flushed");
+	un = ibpost_frwr_unmap(p->a, &map, (void *)3UL);
+	if (failed) {
+		KUNIT_EXPECT_EQ(test, un, IBPOST_FRWR_DONE);
+	} else {
+		KUNIT_EXPECT_EQ(test, un, 0);
+		ibpost_test_send_comp(test, p->a, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, comp.context, (void *)3UL);
+		KUNIT_EXPECT_EQ(test, comp.status, IB_WC_WR_FLUSH_ERR);
+	}
+	ibpost_test_no_send_comp(test, p->a);
+	ibpost_test_frwr_get(p->a, &tf);
+	KUNIT_EXPECT_EQ(test, tf.free, (u32)FRWR_MAPS);
+	KUNIT_EXPECT_EQ(test, tf.revoked, failed ? 0ULL : 1ULL);
+	KUNIT_EXPECT_EQ(test, ibpost_test_in_use(p->a, true), 0U);
+	frwr_pages_check(test, f);
+}
+
 /*
  * The provider refuses a REG_MR riding a chain of two SENDs: *bad_wr is
  * the first SEND, nothing from the refused REG_MR on is queued, and the
@@ -1020,6 +1083,7 @@ static struct kunit_case ibpost_frwr_cases[] = {
 	KUNIT_CASE(ibpost_frwr_reserve_keeps_unmap_room),
 	KUNIT_CASE(ibpost_frwr_parked_completions_hold_the_reserve),
 	KUNIT_CASE(ibpost_frwr_refused_reg_mr_names_the_wr),
+	KUNIT_CASE(ibpost_frwr_reg_mr_fails_at_execution),
 	KUNIT_CASE(ibpost_frwr_err_unmap_revokes),
 	KUNIT_CASE(ibpost_frwr_reset_returns_callback_unmap),
 	KUNIT_CASE(ibpost_frwr_removal_with_maps),
