@@ -217,3 +217,35 @@ struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev)
 	spin_unlock_irqrestore(&ibpost_dev_lock, flags);
 	return found;
 }
+
+/*
+ * rxe's MRs before its page maps became an xarray (Linux 6.1 here) keep
+ * their pages in maps of this many buffers, and rxe_mr_copy() steps to
+ * the next map after each full one, reading one pointer past the map
+ * array when a copy ends on the last page of an MR made of whole maps.
+ */
+#define IBPOST_RXE_BUF_PER_MAP	(PAGE_SIZE / (2 * sizeof(u64)))
+
+/**
+ * ibpost_dev_alloc_fr_mr - a fast-registration MR of ibpost's PD
+ * @dev: the device
+ * @pages: the pages it must map
+ *
+ * Where the provider is rxe, an MR of whole maps gets one page more
+ * (never used, at the device's maximum too), so that the map array an
+ * older rxe reads past has an entry; a newer one (an xarray of pages,
+ * 6.12) loses nothing by it.
+ *
+ * Context: Process context.
+ * Return: the MR, or an ERR_PTR() as ib_alloc_mr().
+ */
+struct ib_mr *ibpost_dev_alloc_fr_mr(struct ibpost_dev *dev, u32 pages)
+{
+	struct ib_device *ibdev = dev->ibdev;
+
+	/* rxe takes any page count (its maximum is not checked). */
+	if (ibdev->ops.driver_id == RDMA_DRIVER_RXE &&
+	    !(pages % IBPOST_RXE_BUF_PER_MAP))
+		pages++;
+	return ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
+}

@@ -93,6 +93,7 @@ void ibpost_show_devs(struct seq_file *m);
 struct ibpost_dev *ibpost_dev_of(struct ib_device *ibdev);
 int ibpost_dev_vector_get(struct ibpost_dev *dev, int want);
 void ibpost_dev_vector_put(struct ibpost_dev *dev, int vec);
+struct ib_mr *ibpost_dev_alloc_fr_mr(struct ibpost_dev *dev, u32 pages);
 
 /* client.c */
 int ibpost_client_init(void);

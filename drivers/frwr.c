@@ -301,7 +301,7 @@ static void ibpost_frwr_revoke_work(struct work_struct *work)
 				   GFP_KERNEL);
 			ib_dereg_mr(old);
 		}
-		mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pool->max_pages);
+		mr = ibpost_dev_alloc_fr_mr(dev, pool->max_pages);
 		if (IS_ERR(mr)) {
 			pr_warn_ratelimited("qp %u: a revoked fast-registration MR could not be replaced (%ld): the pool has one entry less\n",
 					    qp->rqp.qpn, PTR_ERR(mr));
@@ -352,7 +352,7 @@ int ibpost_frwr_pool_init(struct ibpost_qp *qp)
 		struct ibpost_frwr *ent = &pool->ents[i];
 		struct ib_mr *mr;
 
-		mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pool->max_pages);
+		mr = ibpost_dev_alloc_fr_mr(dev, pool->max_pages);
 		if (IS_ERR(mr)) {
 			ret = PTR_ERR(mr);
 			goto out_release;

@@ -29,6 +29,7 @@ enum ibpost_hook {
 	IBPOST_HOOK_DESTROY_REFUSED,	/* non-zero: counted, no WARN_ONCE */
 	IBPOST_HOOK_REMOVAL_CQS,	/* a removal's QPs torn down, CQs left */
 	IBPOST_HOOK_FRWR_REVOKE,	/* a key's revocation begins (may sleep) */
+	IBPOST_HOOK_RW_REPLACE,		/* non-zero: no rdma_rw MR replacement */
 	IBPOST_HOOK_FRWR_REG,		/* non-zero: a REG_MR with another MR's index */
 	IBPOST_HOOK_NR,
 };

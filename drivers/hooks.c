@@ -95,6 +95,31 @@ void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_frwr_get, IBPOST_NS);
 
+void ibpost_test_rw_get(struct ibpost_qp *qp, struct ibpost_test_rw *tr)
+{
+	struct ibpost_rw *rw = &qp->rw;
+	struct list_head *pos;
+	unsigned long flags;
+
+	memset(tr, 0, sizeof(*tr));
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	list_for_each(pos, &rw->live)
+		tr->live++;
+	list_for_each(pos, &rw->revoke)
+		tr->revoking++;
+	if (qp->rqp.ibqp)
+		tr->mrs_used = READ_ONCE(qp->rqp.ibqp->mrs_used);
+	tr->last_wrs = rw->stats.last_wrs;
+	tr->ops = rw->stats.ops;
+	tr->wrs = rw->stats.wrs;
+	tr->mr_ops = rw->stats.mr_ops;
+	tr->split = rw->stats.split;
+	tr->revoked = rw->stats.revoked;
+	tr->lost = rw->stats.lost;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_rw_get, IBPOST_NS);
+
 /**
  * ibpost_test_queue_set_pos - move an empty work queue's ring positions
  * @qp: the QP

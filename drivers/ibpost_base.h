@@ -32,6 +32,10 @@ struct dentry;
  *                                QP, see ibpost_qp_new())
  *   dev->qp_lock                 mutex: dev->qps, the device's provider
  *                                objects, releasing its MRs
+ *   qp->rw.sem                   rw_semaphore (rwop.c): read by a READ/
+ *                                WRITE post around ib_core's context
+ *                                set-up, written by the teardown before
+ *                                the provider's QP goes
  *   q->lock (qp->sq, qp->rq)     spinlock: one work queue's ring; taken
  *                                with interrupts off by the post path
  *                                (see post.c) and by whatever completes
@@ -69,6 +73,11 @@ struct dentry;
  *   dev->qp_lock -> ibpost_cm_lock ibpost_cm_attach() at QP creation
  *   q->lock -> dev->mr_lock        the post path's ibpost_mr_lookup()
  *                                  and __ibpost_mr_pin()
+ *   qp->mutex -> qp->rw.sem        teardown; a DIRECT callback's
+ *                                  READ/WRITE post
+ *   qp->rw.sem -> q->lock          a READ/WRITE post
+ *   q->lock -> ib_core's qp->mr_lock  rdma_rw_ctx_destroy() (its MR
+ *                                  pool) as an operation ends
  *   qp->mutex -> srq->mutex        ibpost_srq_arm() from a DIRECT
  *                                  callback, a teardown's reap
  *   srq->mutex -> q->lock          an SRQ's teardown (its ring's lock)
@@ -126,6 +135,9 @@ struct dentry;
  *     qp->mutex (ibpost_qp_modify() refuses them, -EWOULDBLOCK).
  *   qp->sinks.work (ibpost_wq): takes q->lock; flushed under qp->mutex at
  *     teardown.
+ *   qp->rw.revoke_work (ibpost_wq): replaces a failed READ/WRITE
+ *     operation's MRs (sleeps), takes q->lock; flushed under qp->mutex at
+ *     RESET and teardown.
  *   mr->release_work (ibpost_wq): takes dev->qp_lock, then
  *     dev->mr_lock.
  *   qp->event_work (ibpost_event_wq, a queue of its own: it takes

@@ -107,6 +107,27 @@ struct ibpost_test_frwr {
 
 void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf);
 
+/**
+ * struct ibpost_test_rw - a QP's READ/WRITE operations, taken at once
+ * @live: operations whose context has not come back yet
+ * @revoking: failed operations whose MRs are being replaced
+ * @mrs_used: MRs of ib_core's pool of the QP held by operations
+ * @last_wrs: provider WRs the last operation queued took (its SEND too)
+ * @ops: operations queued
+ * @wrs: provider WRs (send slots) they took
+ * @mr_ops: operations that registered memory (an iWARP READ's sink)
+ * @split: operations the provider refused after their first WR, the rest
+ *         flushed by ibpost
+ * @revoked: MRs deregistered after a failed operation (keys revoked)
+ * @lost: of those, MRs no fresh one replaced (the pool is smaller)
+ */
+struct ibpost_test_rw {
+	u32 live, revoking, mrs_used, last_wrs;
+	u64 ops, wrs, mr_ops, split, revoked, lost;
+};
+
+void ibpost_test_rw_get(struct ibpost_qp *qp, struct ibpost_test_rw *tr);
+
 int ibpost_test_mr_users(struct ibpost_mr *mr);
 bool ibpost_test_mr_lock_contended(struct ibpost_mr *mr);
 bool ibpost_test_dev_iwarp(struct ibpost_dev *dev);

@@ -58,7 +58,7 @@ static int ibpost_mr_alloc_remote(struct ibpost_mr *mr, const char *caller)
 	int ret;
 
 	lockdep_assert_held(&mr->dev->qp_lock);
-	mr->ibmr = ib_alloc_mr(mr->dev->pd, IB_MR_TYPE_MEM_REG, npages);
+	mr->ibmr = ibpost_dev_alloc_fr_mr(mr->dev, npages);
 	if (IS_ERR(mr->ibmr)) {
 		ret = PTR_ERR(mr->ibmr);
 		mr->ibmr = NULL;

@@ -793,6 +793,97 @@ static noinline int ibpost_post_send_frwr(struct ibpost_qp *qp,
 	return __ibpost_post_send(qp, wr, bad_wr, mrs, NULL, false, true);
 }
 
+/*
+ * For a client that posts WRs of its own with one consumer send WR behind
+ * them, in one post call (rwop.c): the post's start, the QP's state
+ * checked (ibpost_post_begin()).
+ */
+void ibpost_post_send_begin(struct ibpost_ring_post *p, struct ibpost_qp *qp)
+	__must_hold(&p->q->lock)
+{
+	ibpost_queue_count_post(p->q, false);
+	ibpost_post_begin(p, qp, NULL);
+}
+
+/*
+ * The same: check the consumer's send WR @wr as the post loop does and
+ * count the uses of its SGEs (in the next slot's arrays, @prep saying
+ * where). Return: 0, or why @wr is refused (@p->ret, @p->rule set).
+ */
+int ibpost_send_prepare(struct ibpost_ring_post *p, struct ibpost_qp *qp,
+			const struct ib_send_wr *wr,
+			struct ibpost_send_prep *prep)
+	__must_hold(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+	u32 used = q->head - q->tail;
+	int nuse = 0;
+
+	prep->uses = ibpost_next_uses(q, used);
+	prep->dma = ibpost_next_dma(q, used);
+	prep->nhit = 0;
+	prep->ndma = 0;
+	p->rule = ibpost_send_check(qp, wr, false, &prep->size);
+	if (p->rule) {
+		p->ret = -EINVAL;
+		return p->ret;
+	}
+	if (!(wr->send_flags & IB_SEND_INLINE)) {
+		nuse = ibpost_wr_mrs(q, wr->sg_list, wr->num_sge, NULL, used,
+				     &prep->nhit, wr->opcode, &prep->ndma);
+		if (nuse < 0) {
+			p->ret = ibpost_sge_rule(nuse, &p->rule);
+			return p->ret;
+		}
+	}
+	prep->nuse = nuse;
+	return 0;
+}
+
+/* Undo ibpost_send_prepare(), the WR not staged. */
+void ibpost_send_unprepare(struct ibpost_ring_post *p,
+			   const struct ibpost_send_prep *prep)
+	__must_hold(&p->q->lock)
+{
+	struct ibpost_queue *q = p->q;
+	u8 i = prep->ndma;
+
+	ibpost_ring_uses_put(q, prep->uses, prep->nuse, prep->nhit);
+	while (i--)
+		ibpost_dma_sync_cpu(q->dma_dev, prep->dma[i].addr,
+				    prep->dma[i].len, prep->dma[i].dir);
+}
+
+/*
+ * Stage the consumer's send WR @wr, prepared (@prep), in @slot, claimed
+ * behind the client's own WRs: its uses and DMA ranges move to @slot.
+ */
+void ibpost_send_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
+		       struct ibpost_slot *slot, const struct ib_send_wr *wr,
+		       const struct ibpost_send_prep *prep)
+	__must_hold(&p->q->lock)
+{
+	struct ibpost_ring_use **uses = ibpost_slot_uses(p->q, slot);
+	struct ibpost_ring_dma *dma = ibpost_slot_dma(p->q, slot);
+
+	if (uses != prep->uses)
+		memcpy(uses, prep->uses, prep->nuse * sizeof(*uses));
+	if (dma != prep->dma)
+		memcpy(dma, prep->dma, prep->ndma * sizeof(*dma));
+	slot->nuse = prep->nuse;
+	slot->nhit = prep->nhit;
+	slot->ndma = prep->ndma;
+	ibpost_stage_send(p, qp, slot, wr, prep->size, false);
+}
+
+/* The tail of such a post (ibpost_post_end()): releases q->lock. */
+int ibpost_post_send_end(struct ibpost_ring_post *p, struct ibpost_qp *qp,
+			 const void *stop)
+	__releases(&p->q->lock)
+{
+	return ibpost_post_end(p, qp, stop, NULL);
+}
+
 /**
  * ibpost_post_send_mrs - post a chain of send WRs (internal)
  * @qp: the QP

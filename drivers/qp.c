@@ -236,7 +236,8 @@ static int ibpost_qp_attr_check(struct ibpost_dev *dev,
 	}
 	pages = attr->frwr_max_pages;
 	return ibpost_frwr_attr_check(dev, attr->frwr_maps, &pages,
-				      attr->qp_type);
+				      attr->qp_type) ?:
+	       ibpost_rw_attr_check(attr);
 }
 
 /* The QP's own state, before it has a device or provider objects. */
@@ -258,6 +259,7 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 	__mutex_init(&qp->mutex, "&qp->mutex", &qp->mutex_key);
 	qp->attr = *attr;
 	qp->caller = caller ?: KBUILD_MODNAME;
+	ibpost_rw_init(qp);
 	INIT_LIST_HEAD(&qp->cm_node);
 	if (!qp->attr.signal_interval)
 		qp->attr.signal_interval =
@@ -406,6 +408,8 @@ static int ibpost_qp_create_ibqp(struct ibpost_qp *qp, struct rdma_cm_id *id)
 		init.cap.max_recv_sge = max_t(u32, qp->attr.max_recv_sge, 1);
 	}
 	init.cap.max_inline_data = qp->attr.max_inline_data;
+	/* ib_core's rdma_rw MR pool, where the transport needs one (rwop.c). */
+	init.cap.max_rdma_ctxs = qp->attr.rw_ops;
 	init.port_num = qp->port;
 	init.event_handler = ibpost_qp_event;
 	init.qp_context = qp;
@@ -927,11 +931,15 @@ static void ibpost_qp_teardown_qp(struct ibpost_qp *qp)
 	if (qp->attr.srq && !ibpost_qp_reap_srq(qp, false))
 		pr_warn_ratelimited("qp %u: its receive CQ's own poll did not end within drain_timeout_ms; destroying it anyway\n",
 				    qp->rqp.qpn);
+	/* ib_core's READ/WRITE contexts read the QP: destroyed before it. */
+	ibpost_rw_quiesce(qp);
 	if (qp->cm_id)
 		ibpost_cm_destroy_qp(qp);
 	else
 		ib_destroy_qp(qp->rqp.ibqp);
 	WRITE_ONCE(qp->rqp.ibqp, NULL);
+	/* Operations whose MRs went with the QP: their contexts may go. */
+	ibpost_rw_release(qp);
 	if (qp->attr.srq)
 		ibpost_qp_reap_srq(qp, true);
 	ibpost_drain_cleanup(qp);
@@ -1103,6 +1111,20 @@ void ibpost_qp_destroy(struct ibpost_qp *qp)
 EXPORT_SYMBOL_NS_GPL(ibpost_qp_destroy, IBPOST_NS);
 
 /*
+ * Whether contexts of the send queue wait for keys to be revoked (unmaps
+ * whose LOCAL_INV was flushed, frwr.c; failed READ/WRITE operations,
+ * rwop.c), or, with @flushing, for the flush of WRs posted meanwhile.
+ */
+static bool ibpost_qp_revoking(struct ibpost_qp *qp, bool flushing)
+{
+	if (!qp->frwr.n && !qp->attr.rw_ops)
+		return false;
+	return (qp->frwr.n && ibpost_frwr_revoking(qp)) ||
+	       (qp->attr.rw_ops && ibpost_rw_revoking(qp)) ||
+	       (flushing && READ_ONCE(qp->sq.nr_synthetic));
+}
+
+/*
  * On the way to RESET: move the QP to ERR and drain it,
  * so that every outstanding context comes back (IB_WC_WR_FLUSH_ERR), then
  * leave the ring empty for a later RESET->RTS. Posts meanwhile are flushed
@@ -1137,17 +1159,18 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 	}
 	/*
 	 * WRs posted in ERR while draining, and the contexts of unmaps whose
-	 * LOCAL_INV was flushed (revoked first; a callback's unmap may start
-	 * another): flushed before RESET too.
+	 * LOCAL_INV was flushed and of failed READ/WRITE operations that
+	 * registered (revoked first; a callback's unmap may start another):
+	 * flushed before RESET too.
 	 */
 	do {
 		ibpost_frwr_quiesce(qp);
+		ibpost_rw_flush(qp);
 		ibpost_qp_return_synthetic(qp);
-	} while (qp->frwr.n &&
-		 (ibpost_frwr_revoking(qp) || READ_ONCE(qp->sq.nr_synthetic)) &&
-		 ++rounds <= 2 * qp->frwr.n + 2);
+	} while (ibpost_qp_revoking(qp, true) &&
+		 ++rounds <= 2 * (qp->frwr.n + qp->attr.rw_ops) + 2);
 	/* Callbacks that keep starting unmaps: not RESET with them out. */
-	if (qp->frwr.n && ibpost_frwr_revoking(qp))
+	if (ibpost_qp_revoking(qp, false))
 		ret = -ETIMEDOUT;
 out:
 	WRITE_ONCE(qp->poller, poller);

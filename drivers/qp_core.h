@@ -16,6 +16,7 @@
 #include <rdma/ibpost.h>
 #include "dev.h"
 #include "frwr.h"
+#include "rwop.h"
 #include "sink.h"
 
 /**
@@ -79,6 +80,7 @@ struct ibpost_seed_scratch {
  * @rq: the receive queue
  * @sinks: iWARP: the send queue's READ sinks (see sink.c); else none
  * @frwr: the fast-registration pool (frwr.c); empty without frwr_maps
+ * @rw: its RDMA READ/WRITE operations of sg lists (rwop.c)
  * @seed: the vector seed operations' scratch, [0] send, [1] receive
  * @events: IB_EVENT_* bits the provider reported, not yet handled by
  *          @event_work (qp_event.c)
@@ -140,6 +142,7 @@ struct ibpost_qp {
 	struct ibpost_queue rq;
 	struct ibpost_sinks sinks;
 	struct ibpost_frwr_pool frwr;
+	struct ibpost_rw rw;
 	struct ibpost_seed_scratch seed[2];
 	unsigned long events;
 	struct work_struct event_work;

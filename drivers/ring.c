@@ -1533,5 +1533,20 @@ void ibpost_ring_submit_error(struct ibpost_ring_post *p, u32 m,
 		p->off += m;
 		return;
 	}
+	/*
+	 * One operation whose first WRs the provider took: its context must
+	 * still come back once, after them. The rest is flushed by ibpost.
+	 * A refusal at or before its first WR is an ordinary one.
+	 */
+	if (p->whole && p->off + done > p->whole_from) {
+		pr_warn_ratelimited("qp %u: the provider refused WR %u of an operation of %u (%d): the rest of it is flushed\n",
+				    rqp->qpn, p->off + done, p->n, pret);
+		ibpost_ring_submit_synthetic(q, p->start + p->off + done,
+					     m - done);
+		p->synthetic = true;
+		p->split = true;
+		p->off += m;
+		return;
+	}
 	ibpost_ring_submit_refused(p, m, done, pret);
 }

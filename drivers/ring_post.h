@@ -37,6 +37,13 @@
  *             batch goes to the flush worker
  * @send: @q is the send queue: a constant in each client's loop, so that
  *        the compiler folds the direction away
+ * @whole: the post's WRs from @whole_from on are one operation of the
+ *         client's (rwop.c), never split: should the provider refuse one
+ *         after its first, the rest is flushed by ibpost and the
+ *         operation counts as queued
+ * @split: that happened
+ * @whole_from: the operation's first WR in the post (fast registrations
+ *              go before it)
  * @head: send: the staged batch's first WR as the provider gets it (its
  *        copy, or the copy's prefix), set as that WR is linked
  * @bad: the caller's first WR not queued, or NULL
@@ -55,6 +62,9 @@ struct ibpost_ring_post {
 	bool hooked;
 	bool synthetic;
 	bool send;
+	bool whole;
+	bool split;
+	u32 whole_from;
 	struct ib_send_wr *head;
 	const void *bad;
 	enum ibpost_rule rule;

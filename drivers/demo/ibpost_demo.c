@@ -320,6 +320,69 @@ out:
 		demo_check(false, "sg_table memory", "set-up failed");
 }
 
+/* DEMO_PAGES scattered pages (each the first of an order-1 block). */
+static int demo_pages_alloc(struct page **pages, struct scatterlist *sg,
+			    u8 seed)
+{
+	int i;
+
+	sg_init_table(sg, DEMO_PAGES);
+	for (i = 0; i < DEMO_PAGES; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL, 1);
+		if (!pages[i])
+			return -ENOMEM;
+		demo_fill(page_address(pages[i]), PAGE_SIZE, seed + i);
+		sg_set_page(&sg[i], pages[i], PAGE_SIZE, 0);
+	}
+	return 0;
+}
+
+static void demo_pages_free(struct page **pages)
+{
+	int i;
+
+	for (i = 0; i < DEMO_PAGES; i++)
+		if (pages[i])
+			__free_pages(pages[i], 1);
+}
+
+/*
+ * b's response retiring a's key @rkey: the SEND_WITH_INV in @wr (8 bytes
+ * of src through @sge), a's receive for it posted.
+ */
+static int demo_response(struct ib_send_wr *wr, struct ib_sge *sge, u32 rkey)
+{
+	wr->opcode = IB_WR_SEND_WITH_INV;
+	wr->ex.invalidate_rkey = rkey;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	return ibpost_mr_sge(demo.src.mr, demo.src.buf, 8, sge) ?:
+	       ibpost_post_recv(demo.a, &demo.dst, demo.rd.buf, 64, demo.rd.mr);
+}
+
+/*
+ * a maps @sg for b's WRITE and sends b the key in a SEND (the command of
+ * an initiator), whose completion is *@s: the REG_MR rides ahead of it.
+ */
+static int demo_map_for_peer(struct scatterlist *sg,
+			     struct ibpost_frwr_map *map, struct ibpost_comp *s)
+{
+	struct ibpost_comp r;
+	int ret;
+
+	ret = ibpost_frwr_map(demo.a, sg, DEMO_PAGES, IB_ACCESS_REMOTE_WRITE,
+			      map) ?:
+	      ibpost_post_recv(demo.b, &demo.dst, demo.dst.buf, DEMO_LEN,
+			       demo.dst.mr) ?:
+	      ibpost_post_send(demo.a, &demo.src, map, sizeof(map->rkey),
+			       NULL, IB_SEND_SIGNALED | IB_SEND_INLINE);
+	if (ret)
+		return ret;
+	*s = demo_comp(demo.a, true);
+	r = demo_comp(demo.b, false);
+	return s->status || r.status ? -EIO : 0;
+}
+
 /*
  * One I/O the nvme-rdma way: a's scattered pages mapped for the peer at
  * once (fast registration, its REG_MR riding a's next SEND), the peer
@@ -330,49 +393,29 @@ static void demo_frwr(void)
 {
 	struct page *pages[DEMO_PAGES] = {};
 	struct ibpost_frwr_map map = {};
-	struct ibpost_comp s, r, c;
+	struct ibpost_comp s = {}, r, c = {};
 	struct scatterlist sg[DEMO_PAGES];
 	struct ib_send_wr inv = {};
 	const struct ib_send_wr *bad;
 	struct ib_sge sge;
 	bool same = true;
 	char detail[112];
-	int i, ret = -ENOMEM, un = 0;
+	int i, ret, un = 0;
 
-	sg_init_table(sg, DEMO_PAGES);
-	for (i = 0; i < DEMO_PAGES; i++) {
-		pages[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
-		if (!pages[i])
-			goto out;
-		sg_set_page(&sg[i], pages[i], PAGE_SIZE, 0);
-	}
-	ret = ibpost_frwr_map(demo.a, sg, DEMO_PAGES, IB_ACCESS_REMOTE_WRITE,
-			      &map);
+	ret = demo_pages_alloc(pages, sg, 5) ?:
+	      demo_map_for_peer(sg, &map, &s);
 	if (ret)
 		goto out;
-	/* The command carrying the key: the REG_MR goes ahead of it. */
-	ret = ibpost_post_recv(demo.b, &demo.dst, demo.dst.buf, DEMO_LEN,
-			       demo.dst.mr) ?:
-	      ibpost_post_send(demo.a, &demo.src, &map, sizeof(map.rkey),
-			       NULL, IB_SEND_SIGNALED | IB_SEND_INLINE);
-	s = demo_comp(demo.a, true);
-	r = demo_comp(demo.b, false);
 	/* The peer writes the pages, then retires the key. */
 	demo_fill(demo.src.buf, DEMO_PAGES * PAGE_SIZE, 77);
-	ret = ret ?: ibpost_post_write(demo.b, &demo.wr, demo.src.buf,
-				       map.length, demo.src.mr,
-				       IB_SEND_SIGNALED, map.iova, map.rkey);
+	ret = ibpost_post_write(demo.b, &demo.wr, demo.src.buf, map.length,
+				demo.src.mr, IB_SEND_SIGNALED, map.iova,
+				map.rkey);
 	c = demo_comp(demo.b, true);
 	ret = ret ?: c.status ? -EIO : 0;
-	ret = ret ?: ibpost_mr_sge(demo.src.mr, demo.src.buf, 8, &sge);
-	inv.opcode = IB_WR_SEND_WITH_INV;
+	ret = ret ?: demo_response(&inv, &sge, map.rkey);
 	inv.send_flags = IB_SEND_SIGNALED;
-	inv.ex.invalidate_rkey = map.rkey;
-	inv.sg_list = &sge;
-	inv.num_sge = 1;
-	ret = ret ?: ibpost_post_recv(demo.a, &demo.dst, demo.rd.buf, 64,
-				      demo.rd.mr) ?:
-	      ibpost_post_send_list(demo.b, &inv, &bad);
+	ret = ret ?: ibpost_post_send_list(demo.b, &inv, &bad);
 	c = demo_comp(demo.b, true);
 	r = demo_comp(demo.a, false);
 	for (i = 0; i < DEMO_PAGES; i++)
@@ -393,13 +436,66 @@ static void demo_frwr(void)
 		   "SEND_WITH_INV retires it", detail);
 out:
 	/* Still mapped (a step failed): the pages stay with the map. */
-	if (map.ent && ibpost_frwr_unmap(demo.a, &map, &demo.src) != IBPOST_FRWR_DONE)
-		return;
-	for (i = 0; i < DEMO_PAGES; i++)
-		if (pages[i])
-			__free_pages(pages[i], 1);
+	if (!map.ent ||
+	    ibpost_frwr_unmap(demo.a, &map, &demo.src) == IBPOST_FRWR_DONE)
+		demo_pages_free(pages);
 	if (ret)
 		demo_check(false, "frwr", "set-up failed");
+}
+
+/*
+ * The target's side of that I/O (nvmet): b WRITEs an sg list of its own
+ * scattered pages into the pages a mapped for it, its response (a
+ * SEND_WITH_INV of a's key) chained behind in the same call: one context
+ * for the whole operation, the key retired when a sees the response.
+ */
+static void demo_rw(void)
+{
+	struct page *apages[DEMO_PAGES] = {}, *bpages[DEMO_PAGES] = {};
+	struct scatterlist asg[DEMO_PAGES], bsg[DEMO_PAGES];
+	struct ibpost_frwr_map map = {};
+	struct ibpost_comp s, r = {}, c = {};
+	struct ib_send_wr rsp = {};
+	struct ib_sge sge;
+	bool same = true;
+	char detail[128];
+	int i, ret, un = 0;
+
+	ret = demo_pages_alloc(apages, asg, 3) ?:
+	      demo_pages_alloc(bpages, bsg, 101) ?:
+	      demo_map_for_peer(asg, &map, &s);
+	if (ret)
+		goto out;
+	/* The data and the response, one call, one context. */
+	ret = demo_response(&rsp, &sge, map.rkey) ?:
+	      ibpost_rw_post(demo.b, &demo.wr, bsg, DEMO_PAGES, 0, map.iova,
+			     map.rkey, DMA_TO_DEVICE, IB_SEND_SIGNALED, &rsp);
+	if (!ret) {
+		c = demo_comp(demo.b, true);
+		r = demo_comp(demo.a, false);
+	}
+	for (i = 0; i < DEMO_PAGES; i++)
+		same &= !memcmp(page_address(apages[i]),
+				page_address(bpages[i]), PAGE_SIZE);
+	if (!ret)
+		un = ibpost_frwr_unmap(demo.a, &map, &demo.src);
+	snprintf(detail, sizeof(detail),
+		 "%u B from %d scattered pages + SEND_WITH_INV: 1 context (%s), key %s",
+		 map.length, DEMO_PAGES, c.opcode == IB_WC_SEND ? "SEND" : "?",
+		 un == IBPOST_FRWR_DONE ? "retired" : "still valid");
+	demo_check(!ret && !c.status && c.context == &demo.wr && !r.status &&
+		   (r.wc_flags & IB_WC_WITH_INVALIDATE) && same &&
+		   un == IBPOST_FRWR_DONE, "rw WRITE + response", detail);
+out:
+	/* Still mapped (a step failed): a's pages stay with the map. */
+	if (!map.ent ||
+	    ibpost_frwr_unmap(demo.a, &map, &demo.src) == IBPOST_FRWR_DONE)
+		demo_pages_free(apages);
+	/* An operation whose context never came may still read them. */
+	if (c.status != IB_WC_RESP_TIMEOUT_ERR)
+		demo_pages_free(bpages);
+	if (ret)
+		demo_check(false, "rw", "set-up failed");
 }
 
 static void demo_partial_post(void)
@@ -476,6 +572,7 @@ static int demo_setup(void)
 		.qkey = DEMO_QKEY,
 		.poll_ctx = IB_POLL_SOFTIRQ,
 		.frwr_maps = 4,
+		.rw_ops = 4,
 	};
 	struct rdma_ah_attr av;
 	int ret;
@@ -491,6 +588,7 @@ static int demo_setup(void)
 		return ret;
 	attr.qp_type = IB_QPT_UD;
 	attr.frwr_maps = 0;
+	attr.rw_ops = 0;
 	demo.x = ibpost_qp_create(demo.dev, &attr);
 	if (IS_ERR(demo.x))
 		return PTR_ERR(demo.x);
@@ -559,6 +657,8 @@ static int __init demo_init(void)
 	demo_pages();
 	pr_info("fast registration per I/O (the peer's SEND_WITH_INV retires it):\n");
 	demo_frwr();
+	pr_info("RDMA WRITE of an sg list, the response chained (rdma_rw):\n");
+	demo_rw();
 	pr_info("chained post, exact IBA 11.4.1.1 partial post:\n");
 	demo_partial_post();
 	pr_info("==== ibpost demo: %d of %d checks passed ====\n",

@@ -162,6 +162,12 @@ void ibpost_unregister_client(struct ibpost_client *client);
  * @frwr_max_pages: pages one map covers at most; 0: the device's
  *                  fast-registration page list, at most 256; beyond the
  *                  device's: -EINVAL. ibpost_qp_get_attr() gives it.
+ * @rw_ops: RDMA READ/WRITE operations over sg lists (ibpost_rw_post()) in
+ *          flight at once that may take registrations: ib_core's
+ *          max_rdma_ctxs, for which it keeps MRs where an operation
+ *          needs them (an iWARP READ); 0: ibpost_rw_post() is refused
+ *          (-EINVAL). RC only (-EINVAL). Each operation takes the send
+ *          queue's slots of the WRs it is made of, from @max_send_wr.
  */
 struct ibpost_qp_attr {
 	enum ib_qp_type qp_type;
@@ -185,6 +191,7 @@ struct ibpost_qp_attr {
 	struct ibpost_srq *srq;
 	u32 frwr_maps;
 	u32 frwr_max_pages;
+	u32 rw_ops;
 };
 
 /* struct ibpost_qp_attr's comp_vector: the least loaded vector. */
@@ -389,6 +396,10 @@ int ibpost_frwr_map(struct ibpost_qp *qp, struct scatterlist *sg, int nents,
 		    int access, struct ibpost_frwr_map *map);
 int ibpost_frwr_unmap(struct ibpost_qp *qp, struct ibpost_frwr_map *map,
 		      void *context);
+int ibpost_rw_post(struct ibpost_qp *qp, void *context, struct scatterlist *sg,
+		   u32 sg_cnt, u32 sg_offset, u64 remote_addr, u32 rkey,
+		   enum dma_data_direction dir, int flags,
+		   const struct ib_send_wr *send);
 int ibpost_mr_sgl(const struct ibpost_mr *mr, u64 offset, u32 length,
 		  struct ib_sge *sge, int max_sge);
 int ibpost_post_mr(struct ibpost_qp *qp, void *context,
