@@ -28,6 +28,16 @@
  *                        found bad; addr: good DATA over all connections
  *   SHUTDOWN     B->A    the server records shutdown 1
  *   RESULT       A->B    seq: the request's; arg0: 1 yes, 0 no
+ *   MAP          B->A    the server maps len (at most XHOST_MAP_MAX)
+ *                        bytes of scattered pages holding
+ *                        pattern(seed) for remote write, its fast
+ *                        registration riding the RESULT: addr the
+ *                        iova, arg0 the rkey, arg1 the length (0: none)
+ *   CHECK_MAP    B->A    sent as SEND_WITH_INV of the map's rkey: do the
+ *                        map's first len bytes hold pattern(seed)? The
+ *                        server unmaps it; RESULT arg0 XHOST_MAP_ALL_OK
+ *                        when the data held, the receive retired the
+ *                        key and the unmap had nothing to post
  *
  * pattern(seed, len) is p[i] = (u8)(seed * 131 + i * 7 + (i >> 8)) for
  * i < len, as ibpost_test_fill() makes it.
@@ -38,6 +48,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -54,6 +65,12 @@
 #define XHOST_RECVS		128U
 #define XHOST_WIN		(64U * 1024)
 #define XHOST_READ_SEED		0x5eedU
+#define XHOST_MAP_MAX		SZ_1M
+/* CHECK_MAP's RESULT: the data, the peer's invalidation, the unmap. */
+#define XHOST_MAP_DATA_OK	1U
+#define XHOST_MAP_INVALIDATED	2U
+#define XHOST_MAP_UNMAP_DONE	4U
+#define XHOST_MAP_ALL_OK	7U
 
 enum xhost_type {
 	XHOST_HELLO = 1,
@@ -65,6 +82,8 @@ enum xhost_type {
 	XHOST_STATS,
 	XHOST_SHUTDOWN,
 	XHOST_RESULT,
+	XHOST_MAP,
+	XHOST_CHECK_MAP,
 };
 
 struct xhost_msg {
@@ -161,6 +180,8 @@ struct xs_rx {
 	u8 *payload;
 	struct ibpost_mr *mr;		/* @payload's */
 	u32 byte_len;
+	u32 wc_flags;			/* IB_WC_WITH_INVALIDATE ... */
+	u32 inv_rkey;			/* the key a SEND_WITH_INV retired */
 };
 
 /* conn->flags */
@@ -194,6 +215,11 @@ struct xs_conn {
 	enum ib_wc_status tx_status;
 	u8 *win, *rwin;
 	struct ibpost_mr *win_mr, *rwin_mr;
+	struct page **map_pages;	/* MAP's pages; NULL: none */
+	struct scatterlist *map_sg;
+	u32 map_n;
+	struct ibpost_frwr_map map;
+	bool map_inv_done;		/* its unmap's LOCAL_INV came back */
 	u64 data_ok, data_bad;		/* for STATS; @work only */
 	atomic_t recv_posted, recv_returned;
 };
@@ -207,6 +233,8 @@ void xs_recv_done(struct ibpost_qp *qp, void *context,
 void xs_send_done(struct ibpost_qp *qp, void *context,
 		  const struct ib_wc *wc);
 void xs_conn_work(struct work_struct *work);
+void xs_map_release(struct xs_conn *c);
+void xs_map_free(struct xs_conn *c);
 
 /* ---- The KUnit client: xhost_client.c, xhost_*test.c ------------------ */
 

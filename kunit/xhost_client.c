@@ -135,8 +135,9 @@ static void xc_setup(struct xc_conn *c)
 	struct ibpost_qp_attr attr = {
 		.qp_type = IB_QPT_RC,
 		.max_send_wr = 128, .max_recv_wr = 8,
-		.max_send_sge = 2, .max_recv_sge = 2,
+		.max_send_sge = 4, .max_recv_sge = 2,
 		.poll_ctx = IB_POLL_SOFTIRQ,
+		.rw_ops = 2,
 	};
 	struct ibpost_dev *dev;
 	struct ibpost_qp *qp;

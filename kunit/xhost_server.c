@@ -72,8 +72,13 @@ static void xs_conn_release(struct xs_conn *c)
 	set_bit(XS_F_STOPPING, &c->flags);
 	spin_unlock_bh(&c->rx_lock);
 	cancel_work_sync(&c->work);
+	if (c->qp)
+		xs_map_release(c);
 	ibpost_qp_destroy(c->qp);
 	c->qp = NULL;
+	/* Every context is back: an unmap's LOCAL_INV's too. */
+	if (c->map_pages && !c->map.ent && READ_ONCE(c->map_inv_done))
+		xs_map_free(c);
 	atomic64_add(atomic_read(&c->recv_posted), &xs_stats[XS_RECV_POSTED]);
 	atomic64_add(atomic_read(&c->recv_returned),
 		     &xs_stats[XS_RECV_RETURNED]);
@@ -155,6 +160,7 @@ static struct xs_conn *xs_conn_new(struct rdma_cm_id *id)
 		.max_send_sge = 2, .max_recv_sge = 2,
 		.poll_ctx = IB_POLL_SOFTIRQ,
 		.send_done = xs_send_done, .recv_done = xs_recv_done,
+		.frwr_maps = 1,
 	};
 	struct ibpost_dev *dev;
 	struct xs_conn *c;

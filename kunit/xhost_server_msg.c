@@ -159,6 +159,8 @@ void xs_recv_done(struct ibpost_qp *qp, void *context,
 	if (wc->status != IB_WC_SUCCESS)
 		return;
 	rx->byte_len = wc->byte_len;
+	rx->wc_flags = wc->wc_flags;
+	rx->inv_rkey = wc->ex.invalidate_rkey;
 	spin_lock_bh(&c->rx_lock);
 	if (!test_bit(XS_F_STOPPING, &c->flags)) {
 		list_add_tail(&rx->node, &c->rx_done);
@@ -167,10 +169,34 @@ void xs_recv_done(struct ibpost_qp *qp, void *context,
 	spin_unlock_bh(&c->rx_lock);
 }
 
+/* The map's pages and list, once nothing can reach them. */
+void xs_map_free(struct xs_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->map_n; i++)
+		__free_pages(c->map_pages[i], 1);
+	kfree(c->map_pages);
+	kfree(c->map_sg);
+	c->map_pages = NULL;
+	c->map_sg = NULL;
+	c->map_n = 0;
+	c->map_inv_done = false;
+}
+
 void xs_send_done(struct ibpost_qp *qp, void *context,
 		  const struct ib_wc *wc)
 {
 	struct xs_conn *c = ibpost_qp_priv(qp);
+
+	/*
+	 * An unmap's LOCAL_INV: the map's pages are the server's again, freed
+	 * by the work (the next MAP) or the teardown, not in a softirq.
+	 */
+	if (context == c->map_pages) {
+		WRITE_ONCE(c->map_inv_done, true);
+		return;
+	}
 
 	c->tx_status = wc->status;
 	complete(&c->tx_done);
@@ -302,6 +328,105 @@ static void xs_check(struct xs_conn *c, const struct xhost_msg *m, bool zero)
 	xs_result(c, m, ok, 0, 0);
 }
 
+/*
+ * MAP: scattered pages (each the first of an order-1 block) holding
+ * pattern(seed), mapped for the client's WRITE; the fast registration
+ * rides the RESULT that carries its key.
+ */
+static void xs_map(struct xs_conn *c, const struct xhost_msg *m)
+{
+	u32 len = le32_to_cpu(m->len), seed = le32_to_cpu(m->seed);
+	u32 i, j, n = DIV_ROUND_UP(len, PAGE_SIZE);
+
+	if (c->map_pages && !c->map.ent && READ_ONCE(c->map_inv_done))
+		xs_map_free(c);
+	if (c->map_pages || !len || len > XHOST_MAP_MAX)
+		goto fail;
+	c->map_pages = kcalloc(n, sizeof(*c->map_pages), GFP_KERNEL);
+	c->map_sg = kcalloc(n, sizeof(*c->map_sg), GFP_KERNEL);
+	if (!c->map_pages || !c->map_sg)
+		goto fail_free;
+	sg_init_table(c->map_sg, n);
+	for (i = 0; i < n; i++) {
+		u32 plen = min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE);
+		u8 *va;
+
+		c->map_pages[i] = alloc_pages(GFP_KERNEL, 1);
+		if (!c->map_pages[i])
+			goto fail_free;
+		c->map_n++;
+		va = page_address(c->map_pages[i]);
+		for (j = 0; j < PAGE_SIZE; j++)
+			va[j] = xhost_byte(seed, i * PAGE_SIZE + j);
+		sg_set_page(&c->map_sg[i], c->map_pages[i], plen, 0);
+	}
+	if (ibpost_frwr_map(c->qp, c->map_sg, n, IB_ACCESS_REMOTE_WRITE,
+			    &c->map))
+		goto fail_free;
+	xs_result(c, m, c->map.rkey, c->map.length, c->map.iova);
+	return;
+
+fail_free:
+	xs_map_free(c);
+fail:
+	xs_result(c, m, 0, 0, 0);
+}
+
+/*
+ * CHECK_MAP, which came as the SEND_WITH_INV of the map's key: the key
+ * is retired, so the unmap posts nothing; then the map's bytes are read.
+ */
+static void xs_check_map(struct xs_conn *c, const struct xs_rx *rx)
+{
+	const struct xhost_msg *m = rx->hdr;
+	u32 len = le32_to_cpu(m->len), seed = le32_to_cpu(m->seed);
+	u64 ok = 0;
+	u32 i;
+	int un;
+
+	if (!c->map.ent || len > c->map.length) {
+		xs_count(XS_CHECKS_BAD);
+		xs_result(c, m, 0, 0, 0);
+		return;
+	}
+	if ((rx->wc_flags & IB_WC_WITH_INVALIDATE) &&
+	    rx->inv_rkey == c->map.rkey)
+		ok |= XHOST_MAP_INVALIDATED;
+	un = ibpost_frwr_unmap(c->qp, &c->map, c->map_pages);
+	if (un == IBPOST_FRWR_DONE) {
+		ok |= XHOST_MAP_UNMAP_DONE | XHOST_MAP_DATA_OK;
+		for (i = 0; i < len; i += PAGE_SIZE)
+			if (!xhost_check_at(page_address(c->map_pages[i / PAGE_SIZE]),
+					    min_t(u32, PAGE_SIZE, len - i),
+					    seed, i))
+				ok &= ~XHOST_MAP_DATA_OK;
+		xs_map_free(c);
+	}
+	/* Else its LOCAL_INV's completion frees the pages (xs_send_done()). */
+	xs_count(ok == XHOST_MAP_ALL_OK ? XS_CHECKS_OK : XS_CHECKS_BAD);
+	xs_result(c, m, ok, 0, 0);
+}
+
+/*
+ * A map the client left, before the QP goes: its unmap (DONE, or a
+ * LOCAL_INV whose context the QP's destroy returns: xs_conn_release()
+ * frees the pages then) gives the pages back. One the unmap refuses
+ * keeps them, said once.
+ */
+void xs_map_release(struct xs_conn *c)
+{
+	int un;
+
+	if (!c->map.ent)
+		return;
+	un = ibpost_frwr_unmap(c->qp, &c->map, c->map_pages);
+	if (un == IBPOST_FRWR_DONE)
+		xs_map_free(c);
+	else if (un < 0)
+		pr_warn("connection %u: unmap: %d: its pages are kept\n",
+			c->nr, un);
+}
+
 /* A whole message: magic, and a payload exactly where one belongs. */
 static bool xs_msg_ok(const struct xs_rx *rx)
 {
@@ -351,6 +476,12 @@ static void xs_handle(struct xs_conn *c, const struct xs_rx *rx)
 	case XHOST_STATS:
 		xs_result(c, m, c->data_ok, c->data_bad,
 			  atomic64_read(&xs_stats[XS_DATA_OK]));
+		break;
+	case XHOST_MAP:
+		xs_map(c, m);
+		break;
+	case XHOST_CHECK_MAP:
+		xs_check_map(c, rx);
 		break;
 	case XHOST_SHUTDOWN:
 		atomic64_set(&xs_stats[XS_SHUTDOWN], 1);

@@ -6,11 +6,14 @@
  * protocol, xhost_client.c the connections): the seed operations, an
  * exact partial post across the wire, 10,000 SENDs of mixed sizes with
  * RNR retry as the only flow control, the loss of the link under a full
- * send queue and a reconnect (xhost_link_test.c), and a last SHUTDOWN.
+ * send queue and a reconnect (xhost_link_test.c), a 1 MiB sg WRITE with
+ * the SEND_WITH_INV of the server's key chained, and a last SHUTDOWN.
  * Each case connects afresh.
  */
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/vmalloc.h>
 #include <kunit/test.h>
 #include <rdma/rdma_cm.h>
 #include "xhost.h"
@@ -347,6 +350,95 @@ static void xhost_stream_10000_mixed(struct kunit *test)
 	xc_disconnect(c, XC_DISC_SECS);
 }
 
+/* ---- An sg list's WRITE, the response retiring the peer's key --------- */
+
+struct xc_pages {
+	struct page *pg[XHOST_MAP_MAX / PAGE_SIZE];
+	struct scatterlist sg[XHOST_MAP_MAX / PAGE_SIZE];
+};
+
+static void xc_pages_free(void *data)
+{
+	struct xc_pages *x = data;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(x->pg); i++)
+		if (x->pg[i])
+			__free_pages(x->pg[i], 1);
+	vfree(x);
+}
+
+/*
+ * The nvmet pattern across the wire: the server maps 1 MiB of scattered
+ * pages for the client (MAP: its fast registration rides the answer that
+ * carries the key), the client WRITEs 1 MiB of its own scattered pages
+ * there with ibpost_rw_post() and chains CHECK_MAP behind it as the
+ * SEND_WITH_INV of that key, one context for both. The server finds
+ * every byte, the key retired by the receive, and its unmap with nothing
+ * to post.
+ */
+static void xhost_rw_sg_write_with_inv(struct kunit *test)
+{
+	const u32 n = XHOST_MAP_MAX / PAGE_SIZE, seed = 0x51;
+	struct xhost_msg *req, *rep;
+	struct ib_send_wr send = {};
+	struct ibpost_comp comp;
+	struct xc_pages *x;
+	struct xc_conn *c;
+	struct ib_sge sge;
+	u32 i, rkey;
+	u64 iova;
+
+	x = vzalloc(sizeof(*x));
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	ibpost_test_defer(test, xc_pages_free, x);
+	sg_init_table(x->sg, n);
+	for (i = 0; i < n; i++) {
+		u8 *va;
+		u32 j;
+
+		x->pg[i] = alloc_pages(GFP_KERNEL, 1);
+		KUNIT_ASSERT_NOT_NULL(test, x->pg[i]);
+		va = page_address(x->pg[i]);
+		for (j = 0; j < PAGE_SIZE; j++)
+			va[j] = xhost_byte(seed, i * PAGE_SIZE + j);
+		sg_set_page(&x->sg[i], x->pg[i], PAGE_SIZE, 0);
+	}
+	c = xc_open(test);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	/* The server's pages hold another pattern: every byte must change. */
+	rep = (struct xhost_msg *)xc_request(c, XHOST_MAP, 0, XHOST_MAP_MAX,
+					     seed + 1);
+	KUNIT_ASSERT_EQ(test, le64_to_cpu(rep->arg1), (u64)XHOST_MAP_MAX);
+	rkey = le64_to_cpu(rep->arg0);
+	iova = le64_to_cpu(rep->addr);
+
+	req = c->tx.buf;
+	rep = c->rx.buf;
+	xhost_msg_init(req, XHOST_CHECK_MAP, ++c->seq, XHOST_MAP_MAX, seed);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(c->tx.mr, req, sizeof(*req),
+					       &sge));
+	send.opcode = IB_WR_SEND_WITH_INV;
+	send.ex.invalidate_rkey = rkey;
+	send.sg_list = &sge;
+	send.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ibpost_post_recv(c->qp, rep, rep, XHOST_MSG_MAX,
+					       c->rx.mr), 0);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_rw_post(c->qp, x, x->sg, n, 0, iova,
+						rkey, DMA_TO_DEVICE,
+						IB_SEND_SIGNALED, &send));
+	xc_send_comp(c, &comp, XC_REPLY_SECS);
+	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, comp.context, (void *)x);
+	KUNIT_EXPECT_EQ(test, comp.opcode, IB_WC_SEND);
+	xc_recv_comp(c, &comp, XC_REPLY_SECS);
+	KUNIT_ASSERT_EQ(test, comp.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, le32_to_cpu(rep->type), (u32)XHOST_RESULT);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rep->seq), c->seq);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(rep->arg0), (u64)XHOST_MAP_ALL_OK);
+	xc_disconnect(c, XC_DISC_SECS);
+}
+
 /* ---- The end ---------------------------------------------------------- */
 
 static void xhost_server_shutdown(struct kunit *test)
@@ -363,6 +455,7 @@ static struct kunit_case ibpost_xhost_cases[] = {
 	KUNIT_CASE(xhost_partial_post_across_wire),
 	KUNIT_CASE(xhost_stream_10000_mixed),
 	KUNIT_CASE(xhost_link_loss_and_reconnect),
+	KUNIT_CASE(xhost_rw_sg_write_with_inv),
 	KUNIT_CASE(xhost_server_shutdown),
 	{}
 };
