@@ -571,6 +571,7 @@ static struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 				       const char *caller,
 				       struct rdma_cm_id *id)
 {
+	bool stop_events = false;
 	struct ibpost_qp *qp;
 	int ret;
 
@@ -614,7 +615,10 @@ static struct ibpost_qp *ibpost_qp_new(struct ibpost_dev *dev,
 
 out_destroy_qp:
 	ibpost_qp_destroy_ibqp(qp, id);
-	ibpost_qp_events_stop(qp);
+	/* An event work that starts now finds no QP and calls nobody. */
+	WRITE_ONCE(qp->rqp.ibqp, NULL);
+	WRITE_ONCE(qp->events_off, true);
+	stop_events = true;
 out_free_cqs:
 	ibpost_qp_free_cqs(qp);
 out_detach:
@@ -622,6 +626,12 @@ out_detach:
 		ibpost_srq_detach(attr->srq);
 out_unlock:
 	mutex_unlock(&dev->qp_lock);
+	/*
+	 * Waited for without dev->qp_lock: the event work takes qp->mutex,
+	 * which ranks above it (ibpost_base.h).
+	 */
+	if (stop_events)
+		ibpost_qp_events_stop(qp);
 	ibpost_qp_free(qp);
 	return ERR_PTR(ret);
 }
