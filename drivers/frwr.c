@@ -543,7 +543,8 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 		ent->posted = true;
 		pool->stats.regs++;
 		slot = ibpost_ring_send_claim(q, &ent->reg.wr, &ent->reg_sync,
-					      false, used, p->n);
+					      false, used, p->n,
+					      ibpost_queue_room(q));
 		slot->nuse = 0;
 		slot->nhit = 0;
 		slot->ndma = 0;
@@ -834,7 +835,8 @@ static int ibpost_frwr_post_inv(struct ibpost_qp *qp, struct ibpost_frwr *ent,
 	ibpost_ring_post_begin(&p, &ent->inv);
 	p.synthetic = ibpost_ring_flushing(q);
 	slot = ibpost_ring_send_claim(q, &ent->inv, &ent->inv_sync, false,
-				      q->head - q->tail, 0);
+				      q->head - q->tail, 0,
+				      ibpost_queue_room(q));
 	slot->reserve = true;
 	q->reserved--;
 	slot->nuse = 0;

@@ -180,7 +180,12 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 		base = mr->ibmr->iova;
 	else
 		return false;
-	return sge->addr >= base && sge->addr - base <= mr->len &&
+	/*
+	 * No MR's range wraps past the top of the address space, so an
+	 * address below @base wraps to an offset above mr->len: one compare
+	 * bounds the start on both sides.
+	 */
+	return sge->addr - base <= mr->len &&
 	       sge->length <= mr->len - (sge->addr - base);
 }
 
@@ -188,6 +193,32 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 				   const struct ib_sge *sge, int op, bool *hit);
 struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
 				  bool *hit);
+
+/*
+ * The out-of-line lookups through a flag of their own: the caller's stays
+ * out of memory (the post loop keeps it in a register).
+ */
+static inline struct ibpost_mr *
+__ibpost_mr_find_hit(struct ibpost_queue *q, const struct ib_sge *sge, int op,
+		     bool *hit)
+{
+	struct ibpost_mr *mr;
+	bool h;
+
+	mr = __ibpost_mr_find(q, sge, op, &h);
+	*hit = h;
+	return mr;
+}
+
+static inline struct ibpost_mr *
+__ibpost_mr_pin_hit(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
+{
+	bool h;
+
+	mr = __ibpost_mr_pin(q, mr, &h);
+	*hit = h;
+	return mr;
+}
 
 /*
  * The MR of @q's device that holds @sge, its use counted (mr_table.c): an SGE
@@ -208,7 +239,7 @@ ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, int op,
 		*hit = true;
 		return ibpost_use_mr(q->hit);
 	}
-	return __ibpost_mr_find(q, sge, op, hit);
+	return __ibpost_mr_find_hit(q, sge, op, hit);
 }
 
 /* The same for an MR a post names itself (the seed operations). */
@@ -221,7 +252,7 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 		*hit = true;
 		return mr;
 	}
-	return __ibpost_mr_pin(q, mr, hit);
+	return __ibpost_mr_pin_hit(q, mr, hit);
 }
 
 /* mr_table.c */

@@ -508,13 +508,15 @@ static __always_inline struct ibpost_slot *
 __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
 		    bool user_signaled, const bool any)
 {
+	/* Read once: the slot's stores below could alias it. */
+	u32 pos = q->head;
 	struct ibpost_slot *slot;
 
 	lockdep_assert_held(&q->lock);
 	if (any)
 		slot = &q->slots[q->free_idx[q->free_head++ & q->mask]];
 	else
-		slot = &q->slots[q->head & q->mask];
+		slot = &q->slots[pos & q->mask];
 	slot->context = context;
 	slot->state = IBPOST_SLOT_POSTED;
 	slot->signaled = signaled;
@@ -524,8 +526,15 @@ __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
 	slot->reserve = false;
 	slot->deferred = false;
 	slot->spare = 0;
-	slot->pos = q->head++;
+	slot->pos = pos;
+	q->head = pos + 1;
 	return slot;
+}
+
+/* The slots of @q's ring its reserve leaves to posts (frwr.c). */
+static inline u32 ibpost_queue_room(const struct ibpost_queue *q)
+{
+	return q->depth - q->reserved;
 }
 
 static inline struct ibpost_slot *ibpost_slot_claim(struct ibpost_queue *q,

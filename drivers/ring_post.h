@@ -71,6 +71,32 @@ struct ibpost_ring_post {
 	int ret;
 };
 
+/*
+ * Start @p for a post on @q (of @rqp; @send: its send queue): every field
+ * read before it is written but those ibpost_ring_post_begin() and the
+ * lock (@p->flags) set. Field by field: an initializer would clear the
+ * whole structure first, padding included.
+ */
+static inline void ibpost_ring_post_init(struct ibpost_ring_post *p,
+					 struct ibpost_ring_qp *rqp,
+					 struct ibpost_queue *q, bool send)
+{
+	p->rqp = rqp;
+	p->q = q;
+	p->n = 0;
+	p->off = 0;
+	p->hooked = false;
+	p->synthetic = false;
+	p->send = send;
+	p->whole = false;
+	p->split = false;
+	p->whole_from = 0;
+	p->head = NULL;
+	p->bad = NULL;
+	p->rule = IBPOST_RULE_NONE;
+	p->ret = 0;
+}
+
 /* ring.c: the cold half */
 u32 __ibpost_ring_chain_len(const void *wr, bool send);
 u32 ibpost_ring_provider_refused(struct ibpost_ring_post *p, u32 m,
@@ -379,30 +405,31 @@ static __always_inline void ibpost_ring_stage_recv(struct ibpost_ring_post *p,
  * restores from the slot. Signaled: what the caller asks, ibpost's own
  * (@sync), what the client must have signaled (@force), every
  * signal_interval WRs, and the last free slot with more than half the
- * ring unsignaled behind the last signal (see post.c); the ring is what
- * the queue's reserve leaves.
+ * ring unsignaled behind the last signal (see post.c); the ring is the
+ * @room slots the queue's reserve leaves (ibpost_queue_room()).
  * Forced inline: the staging group (see the head of post.c).
  */
 static __always_inline struct ibpost_slot *
 ibpost_ring_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
-		       struct ibpost_sync *sync, bool force, u32 used, u32 k)
+		       struct ibpost_sync *sync, bool force, u32 used, u32 k,
+		       u32 room)
 {
 	bool user_sig = wr->send_flags & IB_SEND_SIGNALED;
-	u32 cap = q->depth - q->reserved;
+	/* Read once: the slot's stores below could alias it. */
+	u32 since = q->since_signal;
 	struct ibpost_slot *slot;
 	bool sig;
 
-	sig = user_sig || sync || force ||
-	      q->since_signal + 1 >= q->signal_interval ||
-	      (used + k + 1 == cap && q->since_signal >= cap / 2);
+	sig = user_sig || sync || force || since + 1 >= q->signal_interval ||
+	      (used + k + 1 == room && since >= room / 2);
 	if (sig && !user_sig && !sync) {
 		q->stats.forced_signals++;
 		trace_ibpost_forced_signal(q, used + k);
 	}
 	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, sig,
 				 user_sig);
-	slot->since_before = q->since_signal;
-	q->since_signal = sig ? 0 : q->since_signal + 1;
+	slot->since_before = since;
+	q->since_signal = sig ? 0 : since + 1;
 	slot->sync = sync;
 	return slot;
 }

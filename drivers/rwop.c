@@ -424,7 +424,8 @@ static struct ibpost_slot *ibpost_rwop_stage(struct ibpost_ring_post *p,
 {
 	struct ibpost_slot *slot;
 
-	slot = ibpost_ring_send_claim(p->q, wr, &op->sync, false, used, p->n);
+	slot = ibpost_ring_send_claim(p->q, wr, &op->sync, false, used, p->n,
+				      ibpost_queue_room(p->q));
 	slot->nuse = 0;
 	slot->nhit = 0;
 	slot->ndma = 0;
@@ -492,7 +493,7 @@ static void ibpost_rwop_stage_all(struct ibpost_ring_post *p,
 		return;
 	}
 	slot = ibpost_ring_send_claim(p->q, send, &op->sync, false, used,
-				      p->n);
+				      p->n, ibpost_queue_room(p->q));
 	ibpost_rwop_carry(op, slot, context, flags);
 	ibpost_send_stage(p, qp, slot, send, prep);
 	p->n++;
@@ -535,7 +536,7 @@ static int ibpost_rwop_queue(struct ibpost_qp *qp, struct ibpost_rwop *op,
 	}
 	if (send && ibpost_send_prepare(&p, qp, send, &prep))
 		goto out;
-	if (used + k + slots > q->depth - q->reserved) {
+	if (used + k + slots > ibpost_queue_room(q)) {
 		if (send)
 			ibpost_send_unprepare(&p, &prep);
 		trace_ibpost_slots_exhausted(q, q->head - q->tail);
