@@ -21,10 +21,19 @@
 # post, lat, scale, mem, perftest, taskruns, profile): only those
 # sections, for a focused run while working on one figure; every section
 # when unset.
+#
+# BENCH_PCPROF=1 (set by /init from ibpost.bench_pcprof=1; QEMU runs the
+# pcprof plugin, scripts/pcprof): one round of the post rows only, each
+# measured phase marked for the plugin (ibpost_bench pcprof=1), and the
+# load addresses of the modules' text printed for the report.
 CMD=/sys/kernel/debug/ibpost_bench/cmd
 SMOKE=${BENCH_SMOKE:-0}
+PCPROF=${BENCH_PCPROF:-0}
 ROUNDS=${ROUNDS:-3}
 [ "$SMOKE" = 1 ] && ROUNDS=1
+if [ "$PCPROF" = 1 ]; then
+	ROUNDS=1 BENCH_ROWS=post
+fi
 PF="-d rxe0 -x 1 -F"
 SP="[[:space:]]"
 NCPU=$(nproc)
@@ -309,7 +318,7 @@ smoke_verdict() {
 
 modprobe ib_uverbs
 ip link set lo up
-if ! insmod /ibpost/ibpost_bench.ko; then
+if ! insmod /ibpost/ibpost_bench.ko pcprof=$PCPROF; then
 	say "cannot load ibpost_bench"
 	[ "$SMOKE" = 1 ] && say "smoke FAILED: cannot load ibpost_bench"
 	exit 1
@@ -320,6 +329,13 @@ else
 	say "guest: $NCPU CPUs, $(uname -r), rounds $ROUNDS"
 fi
 run "mode=calib size=65536 iters=$CALIB_ITERS"
+if [ "$PCPROF" = 1 ]; then
+	for m in ibpost rdma_rxe ib_core ibpost_bench; do
+		for s in .text .text.unlikely; do
+			say "pcprof section $m $s $(cat /sys/module/$m/sections/$s)"
+		done
+	done
+fi
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	say "round $r"

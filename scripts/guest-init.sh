@@ -334,6 +334,7 @@ test-siw)
 demo) run_demo ;;
 bench)
 	BENCH_ROWS=$(sed -n 's/.*ibpost\.bench_rows=\([a-z,]*\).*/\1/p' /proc/cmdline) \
+	BENCH_PCPROF=$(sed -n 's/.*ibpost\.bench_pcprof=\([01]\).*/\1/p' /proc/cmdline) \
 		sh /ibpost/bench.sh
 	;;
 bench-smoke) BENCH_SMOKE=1 sh /ibpost/bench.sh ;;

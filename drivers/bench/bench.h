@@ -481,6 +481,7 @@ void bench_bufs_free(struct bench_run *run);
 int bench_pair_teardown(struct bench_run *run);
 
 /* bw.c */
+void bench_pcprof_mark(void);
 int bench_poster_init(struct bench_run *run, struct bench_poster *p);
 void bench_bw_start(struct bench_poster *p, u32 total);
 int bench_bw_step(struct bench_run *run, struct bench_poster *p);

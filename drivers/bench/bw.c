@@ -23,6 +23,7 @@
 #include <linux/bottom_half.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "bench.h"
@@ -101,6 +102,27 @@ int bench_bw_step(struct bench_run *run, struct bench_poster *p)
 	return ret;
 }
 
+static bool pcprof;
+module_param(pcprof, bool, 0444);
+MODULE_PARM_DESC(pcprof, "mark each measured bandwidth phase for QEMU's pcprof plugin (scripts/pcprof)");
+
+/**
+ * bench_pcprof_mark - open or close a window of the instruction profile
+ *
+ * With pcprof=1, runs "xchg %bx,%bx", which changes nothing and which the
+ * pcprof plugin watches for (scripts/pcprof/pcprof.c): one before and one
+ * after each measured phase, so that its counts cover the phase only.
+ *
+ * Context: Any context.
+ */
+void bench_pcprof_mark(void)
+{
+#ifdef CONFIG_X86
+	if (pcprof)
+		asm volatile("xchg %%bx, %%bx" ::: "memory");
+#endif
+}
+
 /* Post @total WRs and wait until the last of them has completed. */
 static int bench_bw_phase(struct bench_run *run, u32 total)
 {
@@ -167,8 +189,10 @@ int bench_bw(struct bench_run *run, struct bench_result *res)
 			return ret;
 	}
 
+	bench_pcprof_mark();
 	t0 = ktime_get_ns();
 	ret = bench_bw_phase(run, cfg->iters);
+	bench_pcprof_mark();
 	if (ret)
 		return ret;
 	t_last = READ_ONCE(run->a.txq.t_last);

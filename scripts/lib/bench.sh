@@ -10,8 +10,13 @@
 # series' table goes to $OUTROOT/<series>/bench-table.txt, all of them to
 # $OUTROOT/bench-table.txt.
 cmd_bench() {
-	local k bdir out log start fail=0 icount= vcpus="2 vCPUs"
+	local k bdir out log start fail=0 icount= vcpus="2 vCPUs" plugin= append
 	start=$(date +%s)
+	# The instruction profile counts under -icount too (pcprof_build).
+	if [ "${IBPOST_BENCH_PCPROF:-0}" = 1 ]; then
+		IBPOST_BENCH_ICOUNT=1
+		pcprof_build
+	fi
 	# Idle jumps the clock to the next timer (sleep=off): no host time
 	# at all in the guest's clock. One vCPU: QEMU 7.2 with -icount never
 	# brings up the second.
@@ -29,10 +34,14 @@ cmd_bench() {
 		bdir=$(kernel "$k" "$BENCHCONFIG")
 		build_modules "$bdir" "$out"
 		make_initramfs "$bdir" "$out" perftest > /dev/null
+		append="${BOOT_APPEND:-}${IBPOST_BENCH_ROWS:+ ibpost.bench_rows=$IBPOST_BENCH_ROWS}"
+		if [ "${IBPOST_BENCH_PCPROF:-0}" = 1 ]; then
+			rm -f "$out"/pcprof.[0-9]*
+			plugin="-plugin $OUTROOT/pcprof.so,out=$out/pcprof"
+			append="$append nokaslr ibpost.bench_pcprof=1"
+		fi
 		boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
-			bench "$log" "$VM_TIMEOUT" \
-			"${BOOT_APPEND:-}${IBPOST_BENCH_ROWS:+ ibpost.bench_rows=$IBPOST_BENCH_ROWS}" \
-			$icount || true
+			bench "$log" "$VM_TIMEOUT" "$append" $icount $plugin || true
 		{
 			python3 "$REPO/scripts/bench-report.py" "$log"
 			echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with $vcpus, 2 GiB"
@@ -40,6 +49,7 @@ cmd_bench() {
 				echo "clock:   QEMU -icount shift=0: every ns figure above is guest instructions"
 			echo "kernel:  Linux $k, $(basename "$bdir") (scripts/bench.kunitconfig), $(date -u +%Y-%m-%d)"
 		} > "$out/bench-table.txt"
+		[ -z "$plugin" ] || pcprof_report "$bdir" "$out" >> "$out/bench-table.txt"
 		cat "$out/bench-table.txt" | tee -a "$OUTROOT/bench-table.txt"
 		echo >> "$OUTROOT/bench-table.txt"
 		if ! check_log "$log" || ! grep -q "ibpost-bench: done" "$log"; then
@@ -49,6 +59,30 @@ cmd_bench() {
 	done
 	log "bench took $(( $(date +%s) - start )) s; tables in $OUTROOT/bench-table.txt"
 	[ $fail = 0 ] || die "the benchmark failed"
+}
+
+# The pcprof plugin (scripts/pcprof/pcprof.c), built into $OUTROOT.
+pcprof_build() {
+	cc -O2 -Wall -shared -fPIC -fvisibility=hidden \
+		-o "$OUTROOT/pcprof.so" "$REPO/scripts/pcprof/pcprof.c" ||
+		die "cannot build the pcprof plugin"
+}
+
+# The instruction profile of the bench boot of kernel build $1, results
+# in $2 (scripts/pcprof/report.py): instructions per WR by module and by
+# function of ibpost, and what ibpost adds to raw verbs.
+pcprof_report() {
+	local bdir=$1 out=$2
+	echo
+	echo "Instruction profile (QEMU pcprof plugin: every kernel instruction of each"
+	echo "row's measured phase, per WR; one round, -icount, 1 vCPU):"
+	python3 "$REPO/scripts/pcprof/report.py" "$out/console-bench.log" \
+		"$out/pcprof" "$bdir/System.map" \
+		ibpost="$out/build/ibpost.ko" \
+		ibpost_bench="$out/build/drivers/bench/ibpost_bench.ko" \
+		rdma_rxe="$bdir/drivers/infiniband/sw/rxe/rdma_rxe.ko" \
+		ib_core="$bdir/drivers/infiniband/core/ib_core.ko" ||
+		echo "(no profile: report.py failed)"
 }
 
 # The benchmark's smoke run in the test run: one round of every mode with
