@@ -165,7 +165,7 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 
 	if (qp) {
 		/* The reference keeps qp; its mutex orders us with teardown. */
-		mutex_lock(&qp->mutex);
+		ibpost_qp_lock(qp);
 		if (qp->cm_id == id)
 			ibpost_cm_sync_state(qp, event);
 		mutex_unlock(&qp->mutex);

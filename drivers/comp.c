@@ -48,10 +48,11 @@ static bool ibpost_poll_begin(struct ibpost_qp *qp, bool wait, bool *nested)
 	if (*nested)
 		return true;
 	if (wait)
-		mutex_lock(&qp->mutex);
+		ibpost_qp_lock(qp);
 	else if (!mutex_trylock(&qp->mutex))
 		return false;
 	WRITE_ONCE(qp->poller, current);
+	ibpost_qp_poll_enter(qp);
 	return true;
 }
 
@@ -59,6 +60,7 @@ static void ibpost_poll_end(struct ibpost_qp *qp, bool nested)
 {
 	if (nested)
 		return;
+	ibpost_qp_poll_exit(qp);
 	WRITE_ONCE(qp->poller, NULL);
 	mutex_unlock(&qp->mutex);
 }

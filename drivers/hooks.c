@@ -404,7 +404,7 @@ EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_cancel_flush, IBPOST_NS);
  */
 void ibpost_test_qp_lock(struct ibpost_qp *qp)
 {
-	mutex_lock(&qp->mutex);
+	ibpost_qp_lock(qp);
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_qp_lock, IBPOST_NS);
 

@@ -28,8 +28,9 @@ struct dentry;
  *                                device listing, the devices' debugfs
  *                                directories; never across a callback
  *   qp->mutex                    mutex: one QP's state changes, teardown
- *                                and DIRECT polling (a lockdep class per
- *                                QP, see ibpost_qp_new())
+ *                                and DIRECT polling; one lockdep class,
+ *                                taken at the subclass of the task's
+ *                                nesting (ibpost_qp_lock(), qp_core.h)
  *   dev->qp_lock                 mutex: dev->qps, the device's provider
  *                                objects, releasing its MRs
  *   qp->rw.sem                   rw_semaphore (rwop.c): read by a READ/
@@ -66,8 +67,14 @@ struct dentry;
  *   qp->mutex -> q->lock         state changes, teardown, flushes
  *   qp->mutex -> ibpost_cm_lock  ibpost_cm_destroy_qp()
  *   qp->mutex -> another QP's qp->mutex: ibpost_qp_connect_loopback()
- *                        (address order); a callback under one QP's
- *                        mutex polling another or moving it to ERR
+ *                        (address order, the second one subclass
+ *                        deeper); a callback under one QP's mutex
+ *                        polling another, changing its state or
+ *                        destroying it (a subclass deeper: its section's
+ *                        depth). Two QPs whose callbacks wait for each
+ *                        other's mutex deadlock, and lockdep cannot tell
+ *                        (one class): a consumer's callbacks act on other
+ *                        QPs in one order, or with ibpost_poll()
  *   dev->qp_lock -> q->lock        ibpost_dereg_mr(), debugfs "stats"
  *   dev->qp_lock -> dev->mr_lock   MR allocation, release, dereg
  *   dev->qp_lock -> ibpost_cm_lock ibpost_cm_attach() at QP creation

@@ -250,13 +250,8 @@ static struct ibpost_qp *ibpost_qp_alloc(const struct ibpost_qp_attr *attr,
 	if (!qp)
 		return NULL;
 	refcount_set(&qp->ref, 1);
-	/*
-	 * A class of its own per QP: a callback running under one QP's
-	 * mutex (DIRECT polling, a drain) may take another's, to poll it or
-	 * move it to ERR; lockdep still sees a real cycle between two QPs.
-	 */
-	lockdep_register_key(&qp->mutex_key);
-	__mutex_init(&qp->mutex, "&qp->mutex", &qp->mutex_key);
+	/* One class for every QP's mutex: see ibpost_qp_lock(). */
+	mutex_init(&qp->mutex);
 	qp->attr = *attr;
 	qp->caller = caller ?: KBUILD_MODNAME;
 	ibpost_rw_init(qp);
@@ -796,8 +791,9 @@ int ibpost_qp_connect_loopback(struct ibpost_qp *a, struct ibpost_qp *b)
 	/* Both QPs' mutexes, in address order. */
 	first = a < b ? a : b;
 	second = a < b ? b : a;
-	mutex_lock(&first->mutex);
-	mutex_lock_nested(&second->mutex, SINGLE_DEPTH_NESTING);
+	ibpost_qp_lock(first);
+	mutex_lock_nested(&second->mutex,
+			  min(ibpost_qp_nesting() + 1, IBPOST_QP_NEST_MAX + 1));
 	if (!a->rqp.ibqp || !b->rqp.ibqp) {
 		ret = -ENODEV;
 		goto out_unlock;
@@ -1030,12 +1026,14 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
  */
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 {
-	mutex_lock(&qp->mutex);
+	ibpost_qp_lock(qp);
 	if (qp->rqp.ibqp || qp->cqs_left) {
 		WRITE_ONCE(qp->poller, current);
+		ibpost_qp_poll_enter(qp);
 		if (qp->rqp.ibqp)
 			ibpost_qp_teardown_qp(qp);
 		ibpost_qp_teardown_cqs(qp, removal);
+		ibpost_qp_poll_exit(qp);
 		WRITE_ONCE(qp->poller, NULL);
 	}
 	mutex_unlock(&qp->mutex);
@@ -1051,10 +1049,12 @@ bool ibpost_qp_teardown_start(struct ibpost_qp *qp)
 {
 	bool left = false;
 
-	mutex_lock(&qp->mutex);
+	ibpost_qp_lock(qp);
 	if (qp->rqp.ibqp) {
 		WRITE_ONCE(qp->poller, current);
+		ibpost_qp_poll_enter(qp);
 		ibpost_qp_teardown_qp(qp);
+		ibpost_qp_poll_exit(qp);
 		WRITE_ONCE(qp->poller, NULL);
 		left = true;
 	}
@@ -1155,6 +1155,9 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 	 * callback's own wait or state change must not take qp->mutex.
 	 */
 	WRITE_ONCE(qp->poller, current);
+	/* A section of its own unless nested in this task's poll already. */
+	if (poller != current)
+		ibpost_qp_poll_enter(qp);
 	ibpost_set_state(qp, IB_QPS_ERR);
 	ibpost_qp_return_synthetic(qp);
 	if (!ibpost_drain(qp)) {
@@ -1183,6 +1186,8 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 	if (ibpost_qp_revoking(qp, false))
 		ret = -ETIMEDOUT;
 out:
+	if (poller != current)
+		ibpost_qp_poll_exit(qp);
 	WRITE_ONCE(qp->poller, poller);
 	return ret;
 }
@@ -1233,7 +1238,7 @@ int ibpost_qp_modify(struct ibpost_qp *qp, struct ib_qp_attr *attr,
 		    !mutex_trylock(&qp->mutex))
 			return -EWOULDBLOCK;
 	} else {
-		mutex_lock(&qp->mutex);
+		ibpost_qp_lock(qp);
 	}
 	if (!qp->rqp.ibqp) {
 		ret = -ENODEV;

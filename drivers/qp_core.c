@@ -7,8 +7,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/slab.h>
+#include <linux/debug_locks.h>
 #include <linux/etherdevice.h>
+#include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include "ibpost_cq.h"
 #include "qp_core.h"
@@ -89,9 +90,77 @@ void ibpost_qp_free(struct ibpost_qp *qp)
 	if (qp->vec_counted)
 		ibpost_dev_vector_put(qp->dev, qp->attr.comp_vector);
 	mutex_destroy(&qp->mutex);
-	lockdep_unregister_key(&qp->mutex_key);
 	kfree(qp);
 }
+
+#ifdef CONFIG_LOCKDEP
+/*
+ * One marker per depth of polling section, which lockdep holds but does
+ * not validate (acquired with check 0): a held marker records no
+ * dependency, so what a section takes is ordered after the QP's mutex,
+ * as it would be without the marker.
+ */
+static struct lock_class_key ibpost_qp_poll_keys[IBPOST_QP_NEST_MAX + 1];
+#define IBPOST_QP_POLL_MAP(n) \
+	STATIC_LOCKDEP_MAP_INIT("ibpost_qp_poll" #n, &ibpost_qp_poll_keys[n])
+static struct lockdep_map ibpost_qp_poll_maps[IBPOST_QP_NEST_MAX + 1] = {
+	IBPOST_QP_POLL_MAP(0), IBPOST_QP_POLL_MAP(1), IBPOST_QP_POLL_MAP(2),
+	IBPOST_QP_POLL_MAP(3), IBPOST_QP_POLL_MAP(4), IBPOST_QP_POLL_MAP(5),
+};
+
+/**
+ * ibpost_qp_nesting - the lockdep subclass of a QP mutex taken now
+ *
+ * Return: the number of polling sections the current task is in (each
+ * holds its depth's marker), at most IBPOST_QP_NEST_MAX: a deeper
+ * nesting, which no consumer should build, is said once (lockdep may
+ * then take it for recursion); 0 once lockdep is off.
+ *
+ * Context: Process context.
+ */
+unsigned int ibpost_qp_nesting(void)
+{
+	unsigned int d = 0;
+
+	/* Lockdep off (it reported): lock_is_held() no longer knows. */
+	if (!debug_locks)
+		return 0;
+	while (d < IBPOST_QP_NEST_MAX && lock_is_held(&ibpost_qp_poll_maps[d]))
+		d++;
+	if (d == IBPOST_QP_NEST_MAX && lock_is_held(&ibpost_qp_poll_maps[d]))
+		pr_warn_once("QP callbacks nested more than %d deep: lockdep may take the next QP mutex for one held\n",
+			     IBPOST_QP_NEST_MAX);
+	return d;
+}
+
+/**
+ * ibpost_qp_poll_enter - the current task becomes @qp's poller
+ * @qp: a QP whose mutex the task holds
+ *
+ * Marks the section with its depth's marker, taken after the mutex.
+ *
+ * Context: Process context, qp->mutex held.
+ */
+void ibpost_qp_poll_enter(struct ibpost_qp *qp)
+{
+	lockdep_assert_held(&qp->mutex);
+	qp->poll_depth = ibpost_qp_nesting();
+	/* Exclusive, no trylock, not read, not checked (see above). */
+	lock_acquire(&ibpost_qp_poll_maps[qp->poll_depth], 0, 0, 0, 0, NULL,
+		     _THIS_IP_);
+}
+
+/**
+ * ibpost_qp_poll_exit - end ibpost_qp_poll_enter()'s section
+ * @qp: the QP
+ *
+ * Context: Process context, qp->mutex held.
+ */
+void ibpost_qp_poll_exit(struct ibpost_qp *qp)
+{
+	lock_release(&ibpost_qp_poll_maps[qp->poll_depth], _THIS_IP_);
+}
+#endif
 
 /* Free a QP whose last reference is gone (its teardown is over). */
 void ibpost_qp_put(struct ibpost_qp *qp)

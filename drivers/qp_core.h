@@ -63,11 +63,12 @@ struct ibpost_seed_scratch {
  *       struct freed under it (device removal, a cm event, an MR's
  *       invalidation); the last ibpost_qp_put() frees it
  * @mutex: serializes state changes, teardown and DIRECT polling of this
- *         QP; consumer callbacks may run under it (DIRECT polling, flushes)
- * @mutex_key: @mutex's own lockdep class (see ibpost_qp_new())
+ *         QP; consumer callbacks may run under it (DIRECT polling, flushes);
+ *         taken with ibpost_qp_lock() (its lockdep subclass)
  * @poller: the task polling this QP's DIRECT CQs, or running its
  *          callbacks at teardown or RESET, under @mutex, so that a
  *          callback's own wait or state change does not take @mutex again
+ * @poll_depth: while @poller is set, its nesting (ibpost_qp_poll_enter())
  * @releasing: the task running ibpost_qp_destroy()'s release calls
  * @removal_seen: device removal has torn this QP down (or found it torn
  *                down); under dev->qp_lock
@@ -130,8 +131,8 @@ struct ibpost_seed_scratch {
 struct ibpost_qp {
 	refcount_t ref;
 	struct mutex mutex;	/* see the kernel-doc above */
-	struct lock_class_key mutex_key;
 	struct task_struct *poller;
+	u8 poll_depth;
 	struct task_struct *releasing;
 	bool removal_seen;
 	struct ibpost_dev *dev;
@@ -207,6 +208,47 @@ static inline bool ibpost_cannot_sleep(void)
 static inline bool ibpost_qp_polled_by_current(struct ibpost_qp *qp)
 {
 	return !ibpost_cannot_sleep() && READ_ONCE(qp->poller) == current;
+}
+
+/*
+ * QP mutexes and lockdep. Every QP's mutex is of one class. A consumer
+ * callback that runs under one QP's mutex (its poller's: DIRECT polling,
+ * teardown, RESET) may take another QP's, to poll it, change its state
+ * or destroy it: lockdep must see that as nesting, not as the task taking
+ * a lock it holds. So a QP's mutex is taken with the subclass of the
+ * current task's depth of polling sections (IBPOST_QP_NEST_MAX at most;
+ * none outside a callback: 0), each section marked by a lockdep map of
+ * its depth (ibpost_qp_poll_enter()/_exit()); connect_loopback's second
+ * QP one deeper than its first; the event work its own
+ * (IBPOST_QP_EVENT_SUBCLASS). What lockdep no longer tells: two QPs whose
+ * callbacks each wait for the other's mutex (the lock table's rule).
+ */
+#define IBPOST_QP_NEST_MAX	5
+#define IBPOST_QP_EVENT_SUBCLASS	(IBPOST_QP_NEST_MAX + 2)
+
+#ifdef CONFIG_LOCKDEP
+unsigned int ibpost_qp_nesting(void);
+void ibpost_qp_poll_enter(struct ibpost_qp *qp);
+void ibpost_qp_poll_exit(struct ibpost_qp *qp);
+#else
+static inline unsigned int ibpost_qp_nesting(void)
+{
+	return 0;
+}
+
+static inline void ibpost_qp_poll_enter(struct ibpost_qp *qp)
+{
+}
+
+static inline void ibpost_qp_poll_exit(struct ibpost_qp *qp)
+{
+}
+#endif
+
+/* Take @qp's mutex at the current task's nesting (see above). */
+static inline void ibpost_qp_lock(struct ibpost_qp *qp)
+{
+	mutex_lock_nested(&qp->mutex, ibpost_qp_nesting());
 }
 
 /* qp_core.c */

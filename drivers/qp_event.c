@@ -71,7 +71,12 @@ void ibpost_qp_event_work(struct work_struct *work)
 
 	/* Only what ibpost acts on waits for the QP (a RESET may hold it). */
 	if (events & (IBPOST_QP_ERR_EVENTS | BIT(IB_EVENT_COMM_EST))) {
-		mutex_lock(&qp->mutex);
+		/*
+		 * A subclass of its own: a callback under another QP's mutex
+		 * may destroy this QP, waiting for this work, which runs no
+		 * callback under the mutex it takes.
+		 */
+		mutex_lock_nested(&qp->mutex, IBPOST_QP_EVENT_SUBCLASS);
 		if (qp->rqp.ibqp && (events & IBPOST_QP_ERR_EVENTS) &&
 		    READ_ONCE(qp->rqp.state) != IB_QPS_RESET) {
 			/* Stopped by the provider: ERR even if it says no. */

@@ -1356,6 +1356,100 @@ static void ibpost_comp_qp_event_none_after_destroy(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, g->late);
 }
 
+/*
+ * A DIRECT callback that changes another QP's state, nested two deep:
+ * B1's receive callback, run by the consumer's ibpost_poll() under B1's
+ * mutex, moves B2 to RESET; that RESET runs B2's flushed receive
+ * callback under B2's mutex, which moves B3 to RESET. Every QP's mutex
+ * is of one lockdep class, taken a subclass deeper at each level
+ * (ibpost_qp_lock()): a nesting lockdep took for the task taking a lock
+ * it held would be a report in the kernel log, which fails the run.
+ */
+struct comp_nest {
+	struct ibpost_qp *next;
+	struct task_struct *poller;
+	atomic_t calls, foreign;
+	int ret;
+	struct completion done;
+};
+
+static void comp_nest_recv_done(struct ibpost_qp *qp, void *context,
+				const struct ib_wc *wc)
+{
+	struct comp_nest *n = ibpost_qp_priv(qp);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+
+	if (wc->status != IB_WC_WR_FLUSH_ERR || atomic_inc_return(&n->calls) > 1)
+		return;
+	if (current != n->poller)
+		atomic_inc(&n->foreign);
+	else if (n->next)
+		n->ret = ibpost_qp_modify(n->next, &qa, IB_QP_STATE);
+	complete(&n->done);
+}
+
+static void ibpost_comp_direct_callback_resets_other_qps(struct kunit *test)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ibpost_test_pair *p[3];
+	struct ibpost_qp_attr attr;
+	struct comp_nest *n[3];
+	unsigned long deadline;
+	int i, r;
+
+	/* Before the pairs: freed after their destroy, whose flushes see them. */
+	for (i = 0; i < 3; i++) {
+		n[i] = kunit_kzalloc(test, sizeof(*n[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, n[i]);
+		n[i]->poller = current;
+		n[i]->ret = 1;
+		init_completion(&n[i]->done);
+	}
+	for (i = 0; i < 3; i++) {
+		ibpost_test_attr(&attr, IB_QPT_RC);
+		attr.poll_ctx = IB_POLL_DIRECT;
+		attr.recv_done = comp_nest_recv_done;
+		attr.priv = n[i];
+		p[i] = ibpost_test_pair(test, &attr);
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_qp_modify(p[i]->b, &qa, IB_QP_STATE));
+		/* Never given to the provider: ibpost flushes it. */
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p[i]->b, CTX(i + 1),
+						 p[i]->bbuf.buf, 64,
+						 p[i]->bbuf.mr));
+	}
+	n[0]->next = p[1]->b;
+	n[1]->next = p[2]->b;
+	/* The consumer polls B1 only (Documentation/consumer.rst), 5 s. */
+	deadline = jiffies + 5 * HZ;
+	while (!completion_done(&n[0]->done) && time_before(jiffies, deadline)) {
+		r = ibpost_poll(p[0]->b, 16);
+		KUNIT_EXPECT_GE(test, r, 0);
+		if (r < 0)
+			break;
+		if (!r)
+			usleep_range(100, 200);
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, completion_done(&n[0]->done),
+			      "B1's receive did not come back within 5 s");
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, completion_done(&n[i]->done),
+				      "B%d's callback did not run", i + 1);
+		KUNIT_EXPECT_EQ_MSG(test, 0, atomic_read(&n[i]->foreign),
+				    "B%d's callback ran outside the poll",
+				    i + 1);
+		KUNIT_EXPECT_EQ(test, 1, atomic_read(&n[i]->calls));
+	}
+	KUNIT_EXPECT_EQ(test, 0, n[0]->ret);
+	KUNIT_EXPECT_EQ(test, 0, n[1]->ret);
+	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ibpost_test_qp_state(test, p[0]->b));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET,
+			ibpost_test_qp_state(test, p[1]->b));
+	KUNIT_EXPECT_EQ(test, IB_QPS_RESET,
+			ibpost_test_qp_state(test, p[2]->b));
+}
+
 static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_comp_callbacks_return_each_context,
 			 cb_ctx_gen_params),
@@ -1373,6 +1467,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_flush_overtakes_unsignaled),
 	KUNIT_CASE(ibpost_comp_after_removal_enodev),
 	KUNIT_CASE(ibpost_comp_direct_flush_callback_resets),
+	KUNIT_CASE(ibpost_comp_direct_callback_resets_other_qps),
 	KUNIT_CASE_PARAM(ibpost_comp_flush_wc_names_qp, wcqp_ctx_gen_params),
 	KUNIT_CASE_PARAM(ibpost_comp_callback_own_qp_refused,
 			 comp_own_gen_params),
