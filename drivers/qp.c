@@ -479,6 +479,8 @@ static int ibpost_qp_alloc_rings(struct ibpost_qp *qp)
 				       qp->sq.depth - qp->sq.reserved);
 	qp->sq.signal_interval = qp->attr.signal_interval;
 	qp->rq.signal_interval = 1;
+	/* A received SEND_WITH_INV may retire any pool's key (frwr.c). */
+	qp->rq.key_retired = ibpost_frwr_remote_inv;
 	if (qp->attr.srq)
 		qp->rq.depth = 0;
 	return 0;

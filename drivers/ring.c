@@ -43,7 +43,6 @@
 #include <rdma/ibpost.h>
 #include "ring_post.h"
 #include "dma_sync.h"
-#include "frwr.h"
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ibpost_sq_reclaim_done0(struct ib_cq *cq, struct ib_wc *wc);
@@ -934,14 +933,13 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	/*
-	 * A peer's SEND_WITH_INV retired a fast registration's key: its
-	 * pool hears of it before the consumer's callback may unmap it
-	 * (frwr.c, a client above the ring: the one call up, as the key
-	 * may be any QP's of the device). No queue lock held.
+	 * A peer's SEND_WITH_INV retired a key: its registration's owner
+	 * hears of it before the consumer's callback may unmap it. No
+	 * queue lock held.
 	 */
 	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
-	    wc->status == IB_WC_SUCCESS)
-		ibpost_frwr_remote_inv(q->dev, wc->ex.invalidate_rkey);
+	    wc->status == IB_WC_SUCCESS && q->key_retired)
+		q->key_retired(q->dev, wc->ex.invalidate_rkey);
 	spin_lock_irqsave(&q->lock, flags);
 	if (unlikely(ibpost_slot_stale(q, slot, cq, wc))) {
 		spin_unlock_irqrestore(&q->lock, flags);

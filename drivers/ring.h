@@ -384,6 +384,11 @@ struct ibpost_ring_qp {
  *             one user of @hit for them all, and @hit stays
  * @is_send: this is the send queue
  * @ops: set by the client that marks slots (sink.c), or NULL
+ * @key_retired: receive queue: called with the key a received
+ *               SEND_WITH_INV retired (IB_WC_WITH_INVALIDATE), before
+ *               the completion is delivered, no lock held; set by the
+ *               client whose registrations the key may be (frwr.c's
+ *               pools, any QP's of the device), or NULL
  * @watch_success: under @lock: call @ops->send_succeeded for each send WR
  *                 that succeeds (set and cleared by that client)
  * @refused_taken: under @lock: the provider's refusal being handled took
@@ -449,6 +454,7 @@ struct ibpost_queue {
 	u32 hit_users;
 	bool is_send;
 	const struct ibpost_ring_ops *ops;
+	void (*key_retired)(struct ibpost_dev *dev, u32 rkey);
 	bool watch_success;
 	bool refused_taken;
 	struct ib_cqe reclaim_cqe[2];

@@ -170,6 +170,8 @@ static int ibpost_srq_create_provider(struct ibpost_srq *srq,
 	if (ret)
 		return ret;
 	srq->rq.signal_interval = 1;
+	/* A received SEND_WITH_INV may retire any pool's key (frwr.c). */
+	srq->rq.key_retired = ibpost_frwr_remote_inv;
 	init.event_handler = ibpost_srq_event;
 	init.srq_context = srq;
 	init.srq_type = IB_SRQT_BASIC;

@@ -9,9 +9,12 @@
  * the ib_cqe mode; and the bad inputs refused.
  */
 #include <linux/delay.h>
+#include <linux/gfp.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/wait.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_test_access.h"
 
 #define SRQ_WRS		16
 #define SRQ_SLOT	256
@@ -56,6 +59,8 @@ struct srq_rec {
 	int destroy_ret;
 	bool reenter;		/* a flush's callback destroys and arms */
 	int reenter_destroy, reenter_arm;
+	struct ibpost_qp *inv_qp;	/* its callbacks read its keys retired */
+	u64 inv_seen;
 	struct srq_req req[SRQ_WRS];
 };
 
@@ -88,6 +93,13 @@ static void srq_recv_done(struct ibpost_qp *qp, void *context,
 	 */
 	if ((wc->qp && (!qp || wc->qp != ibpost_qp_ibqp(qp))) || wc->wr_cqe)
 		atomic_inc(&srq_cur->strays);
+	/* The pool's count of retired keys, as the callback finds it. */
+	if (srq_cur->inv_qp && qp == srq_cur->inv_qp) {
+		struct ibpost_test_frwr tf;
+
+		ibpost_test_frwr_get(qp, &tf);
+		srq_cur->inv_seen = tf.remote_inv;
+	}
 	/* The SRQ's own flush: its own destroy or arm would wait for it. */
 	if (srq_cur->reenter && !qp) {
 		srq_cur->reenter = false;
@@ -722,6 +734,92 @@ static void ibpost_srq_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&rec->calls));
 }
 
+static void srq_page_free(void *data)
+{
+	__free_page(data);
+}
+
+/*
+ * A peer's SEND_WITH_INV received through an SRQ retires the fast
+ * registration it names, as one received on a QP's own queue does: the
+ * receive comes back, the pool has heard of the key (remote_inv) when
+ * the callback runs, and the unmap posts nothing (DONE).
+ */
+static void ibpost_srq_send_with_inv_retires_key(struct kunit *test)
+{
+	enum ib_poll_context ctx = IB_POLL_WORKQUEUE;
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *dst = ibpost_test_buf_new(test, dev,
+							  SRQ_WRS * SRQ_SLOT);
+	struct ibpost_test_buf *src = ibpost_test_buf_new(test, dev,
+							  SRQ_SLOT);
+	struct srq_rec *rec = srq_rec_new(test);
+	struct ibpost_srq *srq = srq_new(test, dev, rec, SRQ_WRS, ctx, false);
+	struct ibpost_qp_attr aattr, battr;
+	struct ibpost_frwr_map map = {};
+	struct ibpost_test_frwr tf;
+	struct ib_send_wr inv = {};
+	const struct ib_send_wr *bad;
+	struct scatterlist sg;
+	struct ibpost_qp *a, *b;
+	struct page *page;
+	struct ib_sge sge;
+
+	ibpost_test_attr(&aattr, IB_QPT_RC);
+	aattr.poll_ctx = ctx;
+	battr = aattr;
+	battr.max_recv_wr = 0;
+	battr.srq = srq;
+	battr.frwr_maps = 1;
+	ibpost_test_qp_pair(test, dev, &aattr, &battr, &a, &b);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	ibpost_test_defer(test, srq_page_free, page);
+	sg_init_table(&sg, 1);
+	sg_set_page(&sg, page, PAGE_SIZE, 0);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_frwr_map(b, &sg, 1,
+						 IB_ACCESS_REMOTE_WRITE, &map));
+
+	/* b's REG_MR rides its next post: a SEND to a. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(a, (void *)1UL, src->buf,
+						  SRQ_SLOT, src->mr));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(b, (void *)2UL, dst->buf,
+						  SRQ_MSG, dst->mr,
+						  IB_SEND_SIGNALED));
+	ibpost_test_send_ok(test, b, (void *)2UL);
+	ibpost_test_recv_ok(test, a, (void *)1UL, SRQ_MSG);
+
+	/* a retires the key with a SEND_WITH_INV that b takes from the SRQ. */
+	rec->inv_qp = b;
+	srq_post(test, srq, rec, dst, 0, 1, false);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(src->mr, src->buf, SRQ_MSG,
+					       &sge));
+	inv.wr_id = 3;
+	inv.opcode = IB_WR_SEND_WITH_INV;
+	inv.send_flags = IB_SEND_SIGNALED;
+	inv.ex.invalidate_rkey = map.rkey;
+	inv.sg_list = &sge;
+	inv.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(a, &inv, &bad));
+	ibpost_test_send_ok(test, a, (void *)3UL);
+	KUNIT_ASSERT_EQ(test, 1, srq_wait(rec, ctx, &b, 1, 1));
+	KUNIT_EXPECT_EQ(test, 1, rec->req[0].calls);
+	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, rec->req[0].status);
+	KUNIT_EXPECT_PTR_EQ(test, rec->req[0].qp, b);
+	/* The pool heard of the key before the callback ran. */
+	KUNIT_EXPECT_EQ(test, rec->inv_seen, 1ULL);
+	ibpost_test_frwr_get(b, &tf);
+	KUNIT_EXPECT_EQ(test, tf.remote_inv, 1ULL);
+
+	/* Nothing to invalidate: no LOCAL_INV, no context. */
+	KUNIT_EXPECT_EQ(test, IBPOST_FRWR_DONE,
+			ibpost_frwr_unmap(b, &map, (void *)4UL));
+	ibpost_test_frwr_get(b, &tf);
+	KUNIT_EXPECT_EQ(test, tf.invs, 0ULL);
+	KUNIT_EXPECT_EQ(test, tf.free, 1U);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&rec->strays));
+}
+
 static struct kunit_case ibpost_srq_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_srq_two_qps_share_receives, srq_ctx_gen_params),
 	KUNIT_CASE(ibpost_srq_chain_stops_at_bad_wr),
@@ -731,6 +829,7 @@ static struct kunit_case ibpost_srq_cases[] = {
 	KUNIT_CASE(ibpost_srq_cqe_mode),
 	KUNIT_CASE(ibpost_srq_device_removal_flushes),
 	KUNIT_CASE(ibpost_srq_bad_input),
+	KUNIT_CASE(ibpost_srq_send_with_inv_retires_key),
 	{}
 };
 
