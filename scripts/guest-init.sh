@@ -245,10 +245,16 @@ trace_follow() {
 		cat /tmp/follow-end.txt
 		return 1
 	fi
-	# The post is recorded before anything it queued completes.
-	awk -v p="$post" -v e="$(cat /tmp/follow-end.txt)" \
-		'$0 == p { seen = 1 } seen && $0 == e { ok = 1 } END { exit !ok }' \
-		"$1" || { echo "the end of cid $cid precedes its post"; return 1; }
+	# The post is recorded before anything it queued completes: its
+	# end's stamp is not earlier. Not the lines' order: the global clock
+	# gives two CPUs' events of one instant one stamp, and the buffer
+	# lists such a tie by CPU, not by event.
+	pts=$(echo "$post" | sed -n 's/^.*\] [^ ]*  *\([0-9]*\.[0-9]*\): .*/\1/p')
+	ets=$(sed -n 's/^.*\] [^ ]*  *\([0-9]*\.[0-9]*\): .*/\1/p' /tmp/follow-end.txt)
+	[ -n "$pts" ] && [ -n "$ets" ] ||
+		{ echo "cannot read the stamps of: $post"; return 1; }
+	awk -v p="$pts" -v e="$ets" 'BEGIN { exit !(e + 0 >= p + 0) }' ||
+		{ echo "the end of cid $cid ($ets) precedes its post ($pts)"; return 1; }
 	echo "post of dev.id=$2 cq.id=$3 cid=$4..$cid (posted $5; WR $(($5 - 1)) of the chain is cid $cid):"
 	echo "  $post"
 	echo "its end, found by dev.id=$2 cq.id=$3 cid=$cid:"
