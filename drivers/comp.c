@@ -51,8 +51,7 @@ static bool ibpost_poll_begin(struct ibpost_qp *qp, bool wait, bool *nested)
 		ibpost_qp_lock(qp);
 	else if (!mutex_trylock(&qp->mutex))
 		return false;
-	WRITE_ONCE(qp->poller, current);
-	ibpost_qp_poll_enter(qp);
+	ibpost_qp_poller_take(qp);
 	return true;
 }
 
@@ -60,8 +59,8 @@ static void ibpost_poll_end(struct ibpost_qp *qp, bool nested)
 {
 	if (nested)
 		return;
-	ibpost_qp_poll_exit(qp);
-	WRITE_ONCE(qp->poller, NULL);
+	/* Not nested: no task polled @qp while this one took its mutex. */
+	ibpost_qp_poller_give(qp, NULL);
 	mutex_unlock(&qp->mutex);
 }
 

@@ -1028,15 +1028,15 @@ static void ibpost_qp_teardown_cqs(struct ibpost_qp *qp, bool removal)
  */
 void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
 {
+	struct task_struct *was;
+
 	ibpost_qp_lock(qp);
 	if (qp->rqp.ibqp || qp->cqs_left) {
-		WRITE_ONCE(qp->poller, current);
-		ibpost_qp_poll_enter(qp);
+		was = ibpost_qp_poller_take(qp);
 		if (qp->rqp.ibqp)
 			ibpost_qp_teardown_qp(qp);
 		ibpost_qp_teardown_cqs(qp, removal);
-		ibpost_qp_poll_exit(qp);
-		WRITE_ONCE(qp->poller, NULL);
+		ibpost_qp_poller_give(qp, was);
 	}
 	mutex_unlock(&qp->mutex);
 }
@@ -1049,15 +1049,14 @@ void ibpost_qp_teardown(struct ibpost_qp *qp, bool removal)
  */
 bool ibpost_qp_teardown_start(struct ibpost_qp *qp)
 {
+	struct task_struct *was;
 	bool left = false;
 
 	ibpost_qp_lock(qp);
 	if (qp->rqp.ibqp) {
-		WRITE_ONCE(qp->poller, current);
-		ibpost_qp_poll_enter(qp);
+		was = ibpost_qp_poller_take(qp);
 		ibpost_qp_teardown_qp(qp);
-		ibpost_qp_poll_exit(qp);
-		WRITE_ONCE(qp->poller, NULL);
+		ibpost_qp_poller_give(qp, was);
 		left = true;
 	}
 	mutex_unlock(&qp->mutex);
@@ -1147,19 +1146,15 @@ static bool ibpost_qp_revoking(struct ibpost_qp *qp, bool flushing)
  */
 static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 {
-	struct task_struct *poller = READ_ONCE(qp->poller);
+	struct task_struct *poller;
 	u32 rounds = 0;
 	int ret = 0;
 
-	lockdep_assert_held(&qp->mutex);
 	/*
 	 * The callbacks run here are this task's polling of the QP: a
 	 * callback's own wait or state change must not take qp->mutex.
 	 */
-	WRITE_ONCE(qp->poller, current);
-	/* A section of its own unless nested in this task's poll already. */
-	if (poller != current)
-		ibpost_qp_poll_enter(qp);
+	poller = ibpost_qp_poller_take(qp);
 	ibpost_set_state(qp, IB_QPS_ERR);
 	ibpost_qp_return_synthetic(qp);
 	if (!ibpost_drain(qp)) {
@@ -1188,9 +1183,7 @@ static int ibpost_qp_flush_outstanding(struct ibpost_qp *qp)
 	if (ibpost_qp_revoking(qp, false))
 		ret = -ETIMEDOUT;
 out:
-	if (poller != current)
-		ibpost_qp_poll_exit(qp);
-	WRITE_ONCE(qp->poller, poller);
+	ibpost_qp_poller_give(qp, poller);
 	return ret;
 }
 

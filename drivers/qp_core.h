@@ -251,6 +251,33 @@ static inline void ibpost_qp_lock(struct ibpost_qp *qp)
 	mutex_lock_nested(&qp->mutex, ibpost_qp_nesting());
 }
 
+/*
+ * The current task, holding qp->mutex, becomes @qp's poller: the
+ * callbacks it runs from here on are its polling (see
+ * ibpost_qp_polled_by_current()), in a polling section of their own
+ * unless the task polls @qp already. Return: the poller it replaces, for
+ * ibpost_qp_poller_give().
+ */
+static inline struct task_struct *ibpost_qp_poller_take(struct ibpost_qp *qp)
+{
+	struct task_struct *was = READ_ONCE(qp->poller);
+
+	lockdep_assert_held(&qp->mutex);
+	WRITE_ONCE(qp->poller, current);
+	if (was != current)
+		ibpost_qp_poll_enter(qp);
+	return was;
+}
+
+/* Undo ibpost_qp_poller_take(), which returned @was. */
+static inline void ibpost_qp_poller_give(struct ibpost_qp *qp,
+					 struct task_struct *was)
+{
+	if (was != current)
+		ibpost_qp_poll_exit(qp);
+	WRITE_ONCE(qp->poller, was);
+}
+
 /* qp_core.c */
 void ibpost_qp_put(struct ibpost_qp *qp);
 void ibpost_rq_barrier(struct ibpost_qp *qp);
