@@ -176,11 +176,8 @@ static void ibpost_frwr_peer_writes_then_invalidates(struct kunit *test)
 	struct ibpost_frwr_map map = {}, old;
 	struct ibpost_test_queue tq;
 	struct ibpost_test_frwr tf;
-	struct ib_send_wr inv = {};
-	const struct ib_send_wr *bad;
 	struct ibpost_comp comp;
 	struct frwr_pages *f;
-	struct ib_sge sge;
 	size_t i;
 
 	p = frwr_pair(test, FRWR_MAPS, 0, FRWR_PAGES * PAGE_SIZE);
@@ -218,16 +215,8 @@ static void ibpost_frwr_peer_writes_then_invalidates(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, (void *)3UL,
 						  p->abuf.buf, p->abuf.len,
 						  p->abuf.mr));
-	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->bbuf.mr, p->bbuf.buf, 8,
-					       &sge));
-	inv.wr_id = 4;
-	inv.opcode = IB_WR_SEND_WITH_INV;
-	inv.send_flags = IB_SEND_SIGNALED;
-	inv.ex.invalidate_rkey = map.rkey;
-	inv.sg_list = &sge;
-	inv.num_sge = 1;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->b, &inv, &bad));
-	ibpost_test_send_ok(test, p->b, (void *)4UL);
+	ibpost_test_send_inv_ok(test, p->b, 4, p->bbuf.mr, p->bbuf.buf, 8,
+				map.rkey);
 	ibpost_test_recv_comp(test, p->a, &comp);
 	KUNIT_EXPECT_EQ(test, comp.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_TRUE(test, comp.wc_flags & IB_WC_WITH_INVALIDATE);

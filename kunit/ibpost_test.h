@@ -122,6 +122,13 @@ void ibpost_test_send_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx);
 /* Take @qp's next receive completion: @ctx's, successful, of @len bytes. */
 void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
 			 u32 len);
+/*
+ * Post a signaled SEND_WITH_INV of @rkey carrying @len bytes of @buf (in
+ * @mr), context @wr_id, and take its completion, successful.
+ */
+void ibpost_test_send_inv_ok(struct kunit *test, struct ibpost_qp *qp,
+			     u64 wr_id, struct ibpost_mr *mr, void *buf,
+			     u32 len, u32 rkey);
 /* Expect no further send completion within a short wait. */
 void ibpost_test_no_send_comp(struct kunit *test, struct ibpost_qp *qp);
 

@@ -758,12 +758,9 @@ static void ibpost_srq_send_with_inv_retires_key(struct kunit *test)
 	struct ibpost_qp_attr aattr, battr;
 	struct ibpost_frwr_map map = {};
 	struct ibpost_test_frwr tf;
-	struct ib_send_wr inv = {};
-	const struct ib_send_wr *bad;
 	struct scatterlist sg;
 	struct ibpost_qp *a, *b;
 	struct page *page;
-	struct ib_sge sge;
 
 	ibpost_test_attr(&aattr, IB_QPT_RC);
 	aattr.poll_ctx = ctx;
@@ -792,16 +789,8 @@ static void ibpost_srq_send_with_inv_retires_key(struct kunit *test)
 	/* a retires the key with a SEND_WITH_INV that b takes from the SRQ. */
 	rec->inv_qp = b;
 	srq_post(test, srq, rec, dst, 0, 1, false);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(src->mr, src->buf, SRQ_MSG,
-					       &sge));
-	inv.wr_id = 3;
-	inv.opcode = IB_WR_SEND_WITH_INV;
-	inv.send_flags = IB_SEND_SIGNALED;
-	inv.ex.invalidate_rkey = map.rkey;
-	inv.sg_list = &sge;
-	inv.num_sge = 1;
-	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(a, &inv, &bad));
-	ibpost_test_send_ok(test, a, (void *)3UL);
+	ibpost_test_send_inv_ok(test, a, 3, src->mr, src->buf, SRQ_MSG,
+				map.rkey);
 	KUNIT_ASSERT_EQ(test, 1, srq_wait(rec, ctx, &b, 1, 1));
 	KUNIT_EXPECT_EQ(test, 1, rec->req[0].calls);
 	KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, rec->req[0].status);

@@ -153,6 +153,27 @@ void ibpost_test_recv_ok(struct kunit *test, struct ibpost_qp *qp, void *ctx,
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_recv_ok, IBPOST_TEST_NS);
 
+void ibpost_test_send_inv_ok(struct kunit *test, struct ibpost_qp *qp,
+			     u64 wr_id, struct ibpost_mr *mr, void *buf,
+			     u32 len, u32 rkey)
+{
+	struct ib_send_wr inv = {
+		.wr_id = wr_id,
+		.opcode = IB_WR_SEND_WITH_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = rkey,
+		.num_sge = 1,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_sge sge;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(mr, buf, len, &sge));
+	inv.sg_list = &sge;
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(qp, &inv, &bad));
+	ibpost_test_send_ok(test, qp, (void *)(uintptr_t)wr_id);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_send_inv_ok, IBPOST_TEST_NS);
+
 void ibpost_test_send_comp(struct kunit *test, struct ibpost_qp *qp,
 			   struct ibpost_comp *comp)
 {
