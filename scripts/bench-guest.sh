@@ -6,11 +6,14 @@
 # printed on the console as one "ibpost-bench: ..." line; the host turns
 # them into the table (scripts/bench-report.py).
 #
-# In each round every bandwidth row runs raw, then ibpost-chain, then
-# ibpost-seed, back to back, so that machine noise hits the three alike;
-# the report takes each figure's median over the rounds. Userspace perftest
-# runs on the same device with the same sizes, post lists and CQ
-# moderation. The scaling and memory rows run raw then ibpost the same way.
+# In each round every bandwidth row runs raw, ibpost-chain and ibpost-seed
+# back to back, so that machine noise hits the three alike, in that order
+# in odd rounds and the reverse in even ones (ABBA: a drift within a row
+# favours no mode); the report takes each figure's median over the rounds
+# and shows its range and the rounds that failed. Userspace perftest runs
+# on the same device with the same sizes, post lists and signal intervals
+# (CQ moderation). The latency, scaling and memory rows run their modes the
+# same way.
 #
 # BENCH_SMOKE=1 (set by /init from ibpost.bench_smoke=1): one round of
 # every mode with very few iterations, perftest only where installed, and
@@ -18,21 +21,21 @@
 # "smoke FAILED: <what>". A check that everything runs, not figures.
 #
 # BENCH_ROWS (set by /init from ibpost.bench_rows=, comma-separated: bw,
-# post, lat, scale, mem, perftest, taskruns, profile): only those
+# post, var, lat, scale, mem, perftest, taskruns, profile): only those
 # sections, for a focused run while working on one figure; every section
 # when unset.
 #
 # BENCH_PCPROF=1 (set by /init from ibpost.bench_pcprof=1; QEMU runs the
-# pcprof plugin, scripts/pcprof): one round of the post rows only, each
+# pcprof plugin, scripts/pcprof): one round of the post and var rows, each
 # measured phase marked for the plugin (ibpost_bench pcprof=1), and the
 # load addresses of the modules' text printed for the report.
 CMD=/sys/kernel/debug/ibpost_bench/cmd
 SMOKE=${BENCH_SMOKE:-0}
 PCPROF=${BENCH_PCPROF:-0}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-4}
 [ "$SMOKE" = 1 ] && ROUNDS=1
 if [ "$PCPROF" = 1 ]; then
-	ROUNDS=1 BENCH_ROWS=post
+	ROUNDS=1 BENCH_ROWS=post,var
 fi
 PF="-d rxe0 -x 1 -F"
 SP="[[:space:]]"
@@ -74,10 +77,10 @@ run() {		# one command to the bench module; prints its result
 
 if [ "$SMOKE" = 1 ]; then
 	LAT_ITERS=100 LAT_WARMUP=10 POST_ITERS=256 MEM_COUNT=4
-	CALIB_ITERS=100 SCALE_PAIRS="1 8"
+	CALIB_ITERS=100 SCALE_PAIRS="1 8" ROT_MRS=16
 else
 	LAT_ITERS=5000 LAT_WARMUP=500 POST_ITERS=20000 MEM_COUNT=32
-	CALIB_ITERS=2000 SCALE_PAIRS="1 8 64"
+	CALIB_ITERS=2000 SCALE_PAIRS="1 8 64" ROT_MRS="2 16 1000"
 fi
 
 iters() {	# WRs per row: about the same time for every size, and a
@@ -99,6 +102,33 @@ iters() {	# WRs per row: about the same time for every size, and a
 	esac
 }
 
+order() {	# the modes $@ in this round's order (round $r)
+	if [ $((r % 2)) = 1 ]; then
+		echo "$*"
+		return
+	fi
+	o=""
+	for m in "$@"; do
+		o="$m $o"
+	done
+	echo "$o"
+}
+
+trio() {	# one bandwidth row ($@): raw and chain, and seed on one-WR rows
+	case " $* " in
+	*" chain=1 "*) set -- "$@" raw chain seed ;;
+	*) set -- "$@" raw chain ;;
+	esac
+	row=""
+	while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do
+		row="$row $1"
+		shift
+	done
+	for m in $(order "$@"); do
+		run "mode=$m$row"
+	done
+}
+
 bw_rows() {
 	sizes="64 4096 65536" sigs="1 16"
 	# Smoke: every mode, post list and size class once, not every row.
@@ -109,10 +139,7 @@ bw_rows() {
 			w=$((n / 10))
 			for sig in $sigs; do
 				for chain in 1 8 32; do
-					a="op=$op size=$size chain=$chain signal=$sig iters=$n warmup=$w"
-					run "mode=raw $a"
-					run "mode=chain $a"
-					[ $chain = 1 ] && run "mode=seed $a"
+					trio op=$op size=$size chain=$chain signal=$sig iters=$n warmup=$w
 				done
 			done
 		done
@@ -122,14 +149,28 @@ bw_rows() {
 # The post-call cost with bottom halves disabled around every post call
 # (bh=1), so that rxe's tasklets run after the call in every mode, never
 # inside one (an interrupt's exit within the call would run them).
+# WRITE also signaled every WR and every 64th.
 post_rows() {
-	for op in send write read; do
+	for spec in send:16 write:1 write:16 write:64 read:16; do
 		for chain in 1 32; do
-			a="op=$op size=64 chain=$chain signal=16 iters=$POST_ITERS warmup=$((POST_ITERS / 10)) bh=1"
-			run "mode=raw $a"
-			run "mode=chain $a"
-			[ $chain = 1 ] && run "mode=seed $a"
+			trio op=${spec%:*} size=64 chain=$chain signal=${spec#*:} iters=$POST_ITERS warmup=$((POST_ITERS / 10)) bh=1
 		done
+	done
+}
+
+# Variants of the post rows' 64 B WRITEs: MR rotation, each WR taking its
+# source from the next of 2, 16 or 1,000 buffers registered one by one
+# (raw: mapped, used through the PD's local_dma_lkey; ibpost: an MR each,
+# so that its post looks the SGE's MR up rather than finding it in the
+# queue's hit); and the data inline (IB_SEND_INLINE) in SENDs and WRITEs.
+var_rows() {
+	for chain in 1 32; do
+		a="size=64 chain=$chain signal=16 iters=$POST_ITERS warmup=$((POST_ITERS / 10)) bh=1"
+		for mrs in $ROT_MRS; do
+			trio op=write $a mrs=$mrs
+		done
+		trio op=send $a inline=1
+		trio op=write $a inline=1
 	done
 }
 
@@ -137,8 +178,8 @@ post_rows() {
 # (IB_POLL_DIRECT CQs reaped in the spin loop).
 lat_rows() {
 	for op in write send; do
-		for mode in lat-raw lat-chain lat-seed \
-			    lat-raw-poll lat-chain-poll lat-seed-poll; do
+		for mode in $(order lat-raw lat-chain lat-seed) \
+			    $(order lat-raw-poll lat-chain-poll lat-seed-poll); do
 			run "mode=$mode op=$op size=64 iters=$LAT_ITERS warmup=$LAT_WARMUP"
 		done
 	done
@@ -162,8 +203,9 @@ scale_rows() {
 				for chain in 1 8; do
 					[ $size != 64 ] && [ $chain != 1 ] && continue
 					a="op=write size=$size pairs=$pairs threads=$threads chain=$chain signal=16 depth=64 iters=$n warmup=$((n / 10))"
-					run "mode=scale-raw $a"
-					run "mode=scale-chain $a"
+					for m in $(order scale-raw scale-chain); do
+						run "mode=$m $a"
+					done
 				done
 			done
 		done
@@ -175,13 +217,15 @@ scale_rows() {
 mem_rows() {
 	for depth in 128 1024; do
 		a="obj=qp depth=$depth count=$MEM_COUNT"
-		run "mode=mem-raw $a"
-		run "mode=mem-ibpost $a"
+		for m in $(order mem-raw mem-ibpost); do
+			run "mode=$m $a"
+		done
 	done
 	for op in send write; do
 		a="obj=mr op=$op size=4096 count=$MEM_COUNT"
-		run "mode=mem-raw $a"
-		run "mode=mem-ibpost $a"
+		for m in $(order mem-raw mem-ibpost); do
+			run "mode=$m $a"
+		done
 	done
 }
 
@@ -189,11 +233,8 @@ mem_rows() {
 perftest_bw() {	# tool op size chain signal
 	tool=$1 op=$2 size=$3 chain=$4 sig=$5
 	n=$(iters "$size")
-	if [ "$chain" -gt 1 ]; then
-		opt="--post_list=$chain"
-	else
-		opt="--cq-mod=$sig"
-	fi
+	opt="--cq-mod=$sig"
+	[ "$chain" -gt 1 ] && opt="--post_list=$chain $opt"
 	timeout 120 "$tool" $PF -s "$size" -n "$n" $opt > /tmp/pf-s.txt 2>&1 &
 	sleep 1
 	timeout 120 "$tool" $PF -s "$size" -n "$n" $opt 127.0.0.1 \
@@ -214,7 +255,9 @@ perftest_bw() {	# tool op size chain signal
 
 perftest_rows() {
 	for size in 64 4096 65536; do
-		for spec in "1 1" "1 16" "8 8" "32 32"; do
+		# Post list and CQ moderation of the bandwidth rows; perftest
+		# wants the list a multiple of the moderation (so no 8/16).
+		for spec in "1 1" "1 16" "8 1" "32 1" "32 16"; do
 			set -- $spec
 			perftest_bw ib_send_bw send $size $1 $2
 			perftest_bw ib_write_bw write $size $1 $2
@@ -341,12 +384,15 @@ while [ $r -le "$ROUNDS" ]; do
 	say "round $r"
 	want bw && bw_rows
 	want post && post_rows
+	want var && var_rows
 	want lat && lat_rows
 	want scale && scale_rows
 	want mem && mem_rows
 	want perftest && perftest_all
 	r=$((r + 1))
 done
+# What runs from here on (task counts, profile) is no round's figure.
+say "rounds done"
 run "mode=calib size=65536 iters=$CALIB_ITERS"
 if [ "$SMOKE" != 1 ]; then
 	want taskruns && taskruns

@@ -17,9 +17,25 @@ maybe no perftest) gives the same tables with what is there.
 import re
 import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 LINE = re.compile(r"ibpost-bench: (mode=\S+(?: \S+=\S+)*)\s*$")
+FAILED = re.compile(r"ibpost-bench: .* failed: (mode=\S+(?: \S+=\S+)*)\s*$")
+# Rounds in which a row's mode failed, by (table, key): such a figure is
+# printed as failed and kept out of every ratio and target, never the
+# median of the rounds that did not fail.
+FAILS = Counter()
+
+
+class Failed(list):
+    """A figure that failed in @n rounds: no values, printed as failed."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def __bool__(self):
+        return True     # a row to print, as failed
 
 
 def row_key(kv):
@@ -34,6 +50,10 @@ def row_key(kv):
         return "mem", (mode, kv.get("obj"), None if qp else kv.get("op"),
                        int(kv.get("size", 0)) if not qp else None,
                        int(kv.get("depth", 0)) if qp else None)
+    if int(kv.get("mrs", 1)) > 1 or int(kv.get("inline", 0)):
+        return "var", (mode, kv.get("op"), int(kv.get("size", 0)),
+                       int(kv.get("chain", 1)), int(kv.get("signal", 1)),
+                       int(kv.get("mrs", 1)), int(kv.get("inline", 0)))
     return "rows", (mode, kv.get("op"), int(kv.get("size", 0)),
                     int(kv.get("chain", 1)), int(kv.get("signal", 1)),
                     int(kv.get("bh", 0)))
@@ -41,17 +61,31 @@ def row_key(kv):
 
 def parse(path):
     tables = {"rows": defaultdict(list), "scale": defaultdict(list),
-              "mem": defaultdict(list)}
+              "mem": defaultdict(list), "var": defaultdict(list)}
     calib, failures, notes, prof, smoke = [], [], [], [], []
     taskruns = []
+    # The round a result belongs to; None once the rounds are done (the
+    # task counts and the profile run rows of their own, no round's).
+    rnd = 0
     with open(path, errors="replace") as f:
         for raw in f:
             raw = re.sub(r"^\[ *[0-9.]+\] ", "", raw.rstrip("\r\n"))
+            m = re.match(r"ibpost-bench: round (\d+)$", raw)
+            if m:
+                rnd = int(m.group(1))
+                continue
+            if raw.startswith("ibpost-bench: rounds done"):
+                rnd = None
+                continue
             if raw.startswith("ibpost-bench: smoke "):
                 smoke.append(raw.split(": ", 1)[1])
                 continue
             if "ibpost-bench:" in raw and "failed" in raw:
                 failures.append(raw.split("ibpost-bench: ", 1)[1])
+                m = FAILED.search(raw)
+                if m and rnd is not None:
+                    kv = dict(p.split("=", 1) for p in m.group(1).split())
+                    FAILS[row_key(kv)] += 1
                 continue
             if raw.startswith("ibpost-bench: guest:"):
                 notes.append(raw.split(": ", 1)[1])
@@ -74,8 +108,13 @@ def parse(path):
                 if "floor_mib_per_s" in kv:
                     calib.append(kv)
                 continue
+            if rnd is None:
+                continue
+            kv["_round"] = rnd
             table, key = row_key(kv)
             tables[table][key].append(kv)
+    for (table, key), n in FAILS.items():
+        tables[table][key] = Failed(n)
     return tables, calib, failures, notes, prof, smoke, taskruns
 
 
@@ -99,15 +138,24 @@ def spread(kvs, field, scale=1.0, prec=0):
 
 def medspread(kvs, field, width, scale=1.0, prec=0):
     """A figure's median and, beside it, its spread over the rounds."""
+    if isinstance(kvs, Failed):
+        return f"failed in {kvs.n}".rjust(width)
     m = med(kvs, field, scale)
     if m is None:
         return " " * (width - 1) + "-"
     return f"{m:.{prec}f} {spread(kvs, field, scale, prec)}".rjust(width)
 
 
+def by_round(a, b):
+    """The pairs of figures of a and b measured in the same round."""
+    rb = {y.get("_round"): y for y in b or []}
+    return [(x, rb[x.get("_round")]) for x in a or []
+            if x.get("_round") in rb]
+
+
 def round_vals(a, b, field):
     """a/b per round (the rows ran back to back in each)."""
-    return [float(x[field]) / float(y[field]) for x, y in zip(a or [], b or [])
+    return [float(x[field]) / float(y[field]) for x, y in by_round(a, b)
             if field in x and field in y and float(y[field])]
 
 
@@ -125,18 +173,118 @@ def fmt(v, width=8, prec=0):
     return f"{v:{width}.{prec}f}" if v is not None else " " * (width - 1) + "-"
 
 
-def bench_rows(rows, bh):
+def fails(table, key):
+    """Rounds in which the figure of @key failed."""
+    return FAILS[(table, key)]
+
+
+def bench_rows(rows, bh, failed):
     """Each bandwidth row in table order, with its raw, chain and seed runs
-    (seed only on one-WR rows) for bottom halves enabled (0) or not (1)."""
+    (seed only on one-WR rows) for bottom halves enabled (0) or not (1).
+    A mode that failed in any round gives a Failed figure and its name in
+    @failed, keyed by the row."""
     for op in ("send", "write", "read"):
         for size in (64, 4096, 65536):
-            for sig in (1, 16):
+            for sig in (1, 16, 64):
                 for chain in (1, 8, 32):
-                    r = rows.get(("raw", op, size, chain, sig, bh))
-                    c = rows.get(("chain", op, size, chain, sig, bh))
-                    s = rows.get(("seed", op, size, 1, sig, bh)) \
-                        if chain == 1 else None
-                    yield op, size, chain, sig, r, c, s
+                    got = []
+                    for mode in ("raw", "chain", "seed"):
+                        key = (mode, op, size, chain, sig, bh)
+                        if mode == "seed" and chain != 1:
+                            got.append(None)
+                        else:
+                            got.append(rows.get(key))
+                        if fails("rows", key):
+                            failed.setdefault((op, size, chain, sig), []) \
+                                .append(f"{mode} {fails('rows', key)}")
+                    yield (op, size, chain, sig) + tuple(got)
+
+
+def rounds_of(*kvs):
+    """Rounds measured for a row: the fewest of its modes'."""
+    n = [len(k) for k in kvs if k]
+    return min(n) if n else 0
+
+
+def failed_note(p, failed):
+    """The rows with a mode that failed in some round."""
+    if not failed:
+        return
+    p("Failed (mode and rounds; its figures are left out above): " +
+      "; ".join(f"{op} {size} B chain {chain} sig {sig}: {', '.join(f)}"
+                for (op, size, chain, sig), f in failed.items()))
+
+
+def split(p, rows):
+    """What ibpost adds to raw per post call and per WR, from the one-WR
+    and 32-WR post rows: added = a + b / chain per WR, per op."""
+    ops = [op for op in ("send", "write", "read")
+           if 1 in rows.get(op, {}) and 32 in rows.get(op, {})]
+    if not ops:
+        return
+    p("")
+    p("ibpost's addition to raw's post step (chain - raw), split into per call")
+    p("(a) and per WR (b) from the 1- and 32-WR rows of signal 16: added per")
+    p("WR = a/chain + b")
+    p("(under IBPOST_BENCH_ICOUNT=1 every ns is one instruction; targets")
+    p("a <= 60, b <= 50); [range]: the same from each round's pair of figures")
+    for op in ops:
+        d1, c1, r1 = rows[op][1]
+        d32, c32, r32 = rows[op][32]
+        a = (d1 - d32) * 32 / 31
+        b = d1 - a
+        per = []
+        d1s = {x["_round"]: float(x["post_ns"]) - float(y["post_ns"])
+               for x, y in by_round(c1, r1)}
+        for x, y in by_round(c32, r32):
+            if x["_round"] not in d1s:
+                continue
+            e1 = d1s[x["_round"]]
+            e32 = float(x["post_ns"]) - float(y["post_ns"])
+            per.append(((e1 - e32) * 32 / 31, e1 - (e1 - e32) * 32 / 31))
+        rng = (f" [a {min(v[0] for v in per):.0f}-{max(v[0] for v in per):.0f},"
+               f" b {min(v[1] for v in per):.0f}-{max(v[1] for v in per):.0f}]"
+               if per else "")
+        p(f"  {op:5}: added {d1:6.1f} per one-WR call, {d32:6.1f} per WR in "
+          f"chains of 32 -> a {a:6.1f} per call, b {b:6.1f} per WR{rng}")
+
+
+def variants(p, rows, var):
+    """The post step of the post rows' variants: the source rotating over
+    N MRs, the data inline; beside the post row itself."""
+    if not var:
+        return
+    p("")
+    p("Variants of the post rows (bh=1): 'N MRs': each WR's source the next")
+    p("of N buffers registered one by one (raw: the PD's local_dma_lkey;")
+    p("ibpost: an MR each, looked up per SGE); 'inline': the data inline in")
+    p("the WR (IB_SEND_INLINE); 'post row': neither. ns per WR of the post")
+    p("step, median (min-max) over n rounds")
+    hdr = ("op    chain sig variant   n |  raw ns (min-max)  chain ns (min-max)"
+           "   seed ns (min-max) | chain/raw seed/raw")
+    p(hdr)
+    p("-" * len(hdr))
+    keys = sorted({(k[1], k[2], k[3], k[4]) for k in var})
+    for op, size, chain, sig in keys:
+        vs = sorted({k[5:] for k in var if k[1:5] == (op, size, chain, sig)},
+                    key=lambda v: (v[1], v[0]))
+        for v in [None] + vs:
+            if v is None:
+                r, c, s = (rows.get((m, op, size, chain, sig, 1))
+                           for m in ("raw", "chain", "seed"))
+                name = "post row"
+            else:
+                r, c, s = (var.get((m, op, size, chain, sig) + v)
+                           for m in ("raw", "chain", "seed"))
+                name = "inline" if v[1] else f"{v[0]} MRs"
+            if chain != 1:
+                s = None
+            rp, cp = med(r or [], "post_ns"), med(c or [], "post_ns")
+            sp = med(s, "post_ns") if s else None
+            p(f"{op:5} {chain:5} {sig:3} {name:8} {rounds_of(r, c, s):2} | "
+              f"{medspread(r, 'post_ns', 17)} {medspread(c, 'post_ns', 19)} "
+              f"{medspread(s, 'post_ns', 19)} | {ratio(cp, rp):>9} "
+              f"{ratio(sp, rp):>8}")
 
 
 def latency(p, rows):
@@ -312,15 +460,17 @@ def main():
     p("Throughput (msgs/s in thousands; MiB/s as perftest computes it)")
     p("(chain/raw: ratio of the medians, [its range over the rounds, raw and")
     p("chain back to back in each])")
-    hdr = ("op     size chain sig |   raw k/s chain k/s  seed k/s | chain/raw"
+    hdr = ("op     size chain sig  n |   raw k/s chain k/s  seed k/s | chain/raw"
            " [rounds]      seed/raw |  raw MiB chainMiB  pf MiB | ch/raw ch/pf"
            " ch/floor")
     p(hdr)
     p("-" * len(hdr))
-    worst = {"msgs": [], "mib64k": [], "post": [], "pf": []}
-    for op, size, chain, sig, r, c, s in bench_rows(rows, 0):
-        pfsig = chain if chain > 1 else sig
-        pf = rows.get(("perftest", op, size, chain, pfsig, 0))
+    worst = {"msgs": [], "mib64k": [], "post": [], "pf": [], "split": {}}
+    failed = {}
+    for op, size, chain, sig, r, c, s in bench_rows(rows, 0, failed):
+        # perftest only where it signals as the row does (the same CQ
+        # moderation; its post list must be a multiple of it).
+        pf = rows.get(("perftest", op, size, chain, sig, 0))
         if not r and not c:
             continue
         rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
@@ -335,36 +485,47 @@ def main():
                                     round_vals(c, r, "mib_per_s")))
         if pb and cb:
             worst["pf"].append((cb / pb, op, size, chain, sig))
-        p(f"{op:5} {size:5} {chain:5} {sig:3} | "
+        p(f"{op:5} {size:5} {chain:5} {sig:3} {rounds_of(r, c, s):2} | "
           f"{fmt(rm and rm / 1000, 9, 1)} {fmt(cm and cm / 1000, 9, 1)}"
           f" {fmt(sm and sm / 1000, 9, 1)} | {ratio(cm, rm):>9}"
           f" [{round_ratios(c, r, 'msgs_per_s'):>11}]"
           f" {ratio(sm, rm):>8} | {fmt(rb, 8, 1)} {fmt(cb, 8, 1)}"
           f" {fmt(pb, 7, 1)} | {ratio(cb, rb):>6} {ratio(cb, pb):>5}"
           f" {ratio(cb, floor):>8}")
+    failed_note(p, failed)
     p("")
-    p("Post-call cost (ns per WR inside the post call, bottom halves disabled")
-    p("around every call in all modes, so rxe's tasklets run after it: bh=1)")
-    hdr = ("op     size chain sig |   raw ns  chain ns   seed ns | seed/raw chain/raw"
+    p("Post-call cost (ns per WR of the post step: the post call, the making")
+    p("of its WRs and raw's own slot accounting; bottom halves disabled around")
+    p("every call in all modes, so rxe's tasklets run after it: bh=1; median")
+    p("(min-max) over n rounds)")
+    hdr = ("op     size chain sig  n |  raw ns (min-max)  chain ns (min-max)"
+           "   seed ns (min-max) | seed/raw chain/raw"
            " | msgs/s chain/raw seed/raw")
     p(hdr)
     p("-" * len(hdr))
-    for op, size, chain, sig, r, c, s in bench_rows(rows, 1):
+    failed = {}
+    for op, size, chain, sig, r, c, s in bench_rows(rows, 1, failed):
         if not r:
             continue
-        rp, cp = med(r, "post_ns"), med(c or [], "post_ns")
+        rp, cp = med(r or [], "post_ns"), med(c or [], "post_ns")
         sp = med(s, "post_ns") if s else None
         if sp and rp:
             worst["post"].append((sp / rp, op, size, chain, sig))
         if cp and rp:
             worst["post"].append((cp / rp, op, size, chain, sig))
-        rm = med(r, "msgs_per_s")
+            if sig == 16:
+                worst["split"].setdefault(op, {})[chain] = (cp - rp, c, r)
+        rm = med(r or [], "msgs_per_s")
         cm = med(c or [], "msgs_per_s")
         sm = med(s, "msgs_per_s") if s else None
-        p(f"{op:5} {size:5} {chain:5} {sig:3} | {fmt(rp, 8)} "
-          f"{fmt(cp, 9)} {fmt(sp, 9)} | {ratio(sp, rp):>8} "
+        p(f"{op:5} {size:5} {chain:5} {sig:3} {rounds_of(r, c, s):2} | "
+          f"{medspread(r, 'post_ns', 17)} {medspread(c, 'post_ns', 19)} "
+          f"{medspread(s, 'post_ns', 19)} | {ratio(sp, rp):>8} "
           f"{ratio(cp, rp):>9} |        {ratio(cm, rm):>9} "
           f"{ratio(sm, rm):>8}")
+    failed_note(p, failed)
+    split(p, worst["split"])
+    variants(p, rows, tables["var"])
     p("")
     latency(p, rows)
     scaling(p, tables["scale"])

@@ -27,6 +27,8 @@
 #define BENCH_MAX_PAIRS		64
 #define BENCH_MAX_THREADS	8
 #define BENCH_MAX_COUNT		256
+#define BENCH_MAX_MRS		1024
+#define BENCH_MAX_ROT_BYTES	SZ_64M	/* mrs= times size= */
 #define BENCH_QUEUE_DEPTH	256	/* default send and receive WRs asked */
 #define BENCH_LAT_SIGNAL	16	/* latency: a signaled WR every 16 */
 #define BENCH_POLL_BUDGET	16	/* completions per CQ and poll */
@@ -108,6 +110,10 @@ enum bench_op {
  * @pairs: scaling: loopback pairs posting at once
  * @threads: scaling: posting threads
  * @count: memory: objects created per measurement
+ * @mrs: bandwidth: side A's source buffers, each registered on its own,
+ *       WR i of a phase from buffer i % @mrs (MR rotation; default 1)
+ * @inl: bandwidth SEND and WRITE: every WR carries its data inline
+ *       (IB_SEND_INLINE, from the buffer's kernel address)
  * @obj: memory: enum bench_obj
  */
 struct bench_cfg {
@@ -125,6 +131,8 @@ struct bench_cfg {
 	u32 pairs;
 	u32 threads;
 	u32 count;
+	u32 mrs;
+	u32 inl;
 	enum bench_obj obj;
 };
 
@@ -254,6 +262,8 @@ struct bench_ctxs {
  * @ctxs: its contexts, counted
  * @rq_depth: receives kept posted
  * @src: what this side sends, writes, or reads into
+ * @rot: side A with cfg->mrs > 1: its source buffers after @src (so
+ *       cfg->mrs - 1 of them), each registered on its own
  * @dst: where the peer's data lands, or what the peer reads
  * @recv_cqe: raw: carried by every receive
  * @reg_cqe: raw: carried by the IB_WR_REG_MR
@@ -273,6 +283,7 @@ struct bench_side {
 	struct bench_ctxs ctxs;
 	u32 rq_depth;
 	struct bench_buf src;
+	struct bench_buf *rot;
 	struct bench_buf dst;
 	struct ib_cqe recv_cqe;
 	struct ib_cqe reg_cqe;
@@ -284,6 +295,7 @@ struct bench_side {
 /**
  * struct bench_poster - one posting thread's bandwidth phase on side A
  * @wrs: its chain array, from A's src buffer to B's dst buffer
+ * @isge: cfg->inl: the one SGE of every WR, the source's kernel address
  * @resume: ibpost chains: where to repost from after -ENOMEM
  * @phase_len: WRs in the phase
  * @idx: WRs of the phase queued so far
@@ -293,6 +305,7 @@ struct bench_side {
  */
 struct bench_poster {
 	struct ib_rdma_wr *wrs;
+	struct ib_sge isge;
 	const struct ib_send_wr *resume;
 	u32 phase_len;
 	u32 idx;
@@ -428,6 +441,21 @@ static inline bool bench_need_recv(const struct bench_run *run,
 				   const struct bench_side *s)
 {
 	return run->opcode == IB_WR_SEND && bench_need_dst(run, s);
+}
+
+/* Bandwidth: the buffer side A's WR @idx of a phase reads or fills. */
+static inline struct bench_buf *bench_src(struct bench_side *s, u32 idx)
+{
+	u32 k = s->rot ? idx % s->run->cfg->mrs : 0;
+
+	return k ? &s->rot[k - 1] : &s->src;
+}
+
+/* Bandwidth: a WR's send flags, signaled (@sig) or not. */
+static inline int bench_bw_flags(const struct bench_run *run, bool sig)
+{
+	return (sig ? IB_SEND_SIGNALED : 0) |
+	       (run->cfg->inl ? IB_SEND_INLINE : 0);
 }
 
 /* Bandwidth: every signal-th WR of a phase is signaled, and its last. */

@@ -12,7 +12,9 @@
  * always holds one.
  *
  * Timing (as perftest): from just before the measurement's first post
- * call to its last completion; post_ns adds up only the post calls.
+ * call to its last completion; post_ns adds up the backends' post steps:
+ * the post call with the making of its WRs (flags, links) and, for raw,
+ * its send-slot accounting, which ibpost does inside its call.
  *
  * A poster (struct bench_poster) keeps one thread's place in its phase;
  * a bandwidth run has one, the scaling engine (scale.c) one per thread
@@ -43,11 +45,14 @@ int bench_poster_init(struct bench_run *run, struct bench_poster *p)
 	p->wrs = kcalloc(run->chain, sizeof(*p->wrs), GFP_KERNEL);
 	if (!p->wrs)
 		return bench_fail(run, -ENOMEM, "allocating the WR array");
+	/* Inline data is copied from the CPU's address, no key needed. */
+	p->isge.addr = (uintptr_t)run->a.src.cpu;
+	p->isge.length = run->size;
 	for (i = 0; i < run->chain; i++) {
 		struct ib_rdma_wr *wr = &p->wrs[i];
 
 		wr->wr.opcode = run->opcode;
-		wr->wr.sg_list = &run->a.src.sge;
+		wr->wr.sg_list = run->cfg->inl ? &p->isge : &run->a.src.sge;
 		wr->wr.num_sge = 1;
 		wr->remote_addr = run->b.dst.raddr;
 		wr->rkey = run->b.dst.rkey;

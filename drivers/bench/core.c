@@ -366,6 +366,31 @@ void bench_buf_free(struct bench_run *run, struct bench_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * MR rotation (cfg->mrs > 1, bandwidth): side A's source buffers beyond
+ * its first, each allocated and registered on its own (raw: mapped, used
+ * through the PD's local_dma_lkey, as a raw ULP does; ibpost: an MR of
+ * its own each, so that its post looks each SGE's MR up).
+ */
+static int bench_rot_init(struct bench_run *run)
+{
+	u32 n = run->cfg->mrs ? run->cfg->mrs - 1 : 0, i;
+	int ret;
+
+	if (!n || run->lat)
+		return 0;
+	run->a.rot = kcalloc(n, sizeof(*run->a.rot), GFP_KERNEL);
+	if (!run->a.rot)
+		return bench_fail(run, -ENOMEM, "allocating the rotation");
+	for (i = 0; i < n; i++) {
+		ret = bench_buf_alloc(run, &run->a.rot[i]) ?:
+		      run->ops->buf_reg(run, &run->a, &run->a.rot[i], false);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * bench_bufs_init - a run's buffers, then the receives that keep it fed
  * @run: the run
@@ -381,6 +406,10 @@ int bench_bufs_init(struct bench_run *run, const char *what)
 	unsigned int i;
 	u32 n;
 	int ret;
+
+	ret = bench_rot_init(run);
+	if (ret)
+		return ret;
 
 	for (i = 0; i < ARRAY_SIZE(sides); i++) {
 		struct bench_side *s = sides[i];
@@ -415,6 +444,13 @@ int bench_bufs_init(struct bench_run *run, const char *what)
 /* The buffers of both sides, once no posted WR uses them. */
 void bench_bufs_free(struct bench_run *run)
 {
+	u32 i;
+
+	/* A buffer whose registration stays is leaked by bench_buf_free(). */
+	for (i = 0; run->a.rot && i < run->cfg->mrs - 1; i++)
+		bench_buf_free(run, &run->a.rot[i]);
+	kfree(run->a.rot);
+	run->a.rot = NULL;
 	bench_buf_free(run, &run->a.src);
 	bench_buf_free(run, &run->a.dst);
 	bench_buf_free(run, &run->b.src);

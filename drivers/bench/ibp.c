@@ -12,8 +12,10 @@
  * returns -ENOMEM (with *bad_wr at the first WR not queued), and the
  * poster waits for a completion and reposts from there.
  *
- * "chain" posts run->chain WRs per ibpost_post_send_list() call; "seed"
- * posts one WR per ibpost_post_send() / _write() / _read() call.
+ * "chain" posts run->chain WRs per ibpost_post_send_list() call and its
+ * receives with ibpost_post_recv_list(); "seed" posts one WR per
+ * ibpost_post_send() / _write() / _read() call and its receives with
+ * ibpost_post_recv().
  * Teardown destroys the QPs first (ibpost drains them: every context
  * comes back), then deregisters the buffers.
  *
@@ -41,9 +43,19 @@ static void bench_ibp_send_done(struct ibpost_qp *qp, void *context,
 	bench_tx_done(&s->txq, NULL, wc, context == s);
 }
 
+/* A receive into @s's dst buffer, by the seed call or the chain path. */
 static int bench_ibp_post_recv(struct bench_run *run, struct bench_side *s)
 {
-	return ibpost_post_recv(s->iqp, s, s->dst.cpu, run->size, s->dst.imr);
+	struct ib_recv_wr wr = {
+		.wr_id = (uintptr_t)s,
+		.sg_list = &s->dst.sge,
+		.num_sge = 1,
+	};
+
+	if (run->seed)
+		return ibpost_post_recv(s->iqp, s, s->dst.cpu, run->size,
+					s->dst.imr);
+	return ibpost_post_recv_list(s->iqp, &wr, NULL);
 }
 
 static void bench_ibp_recv_done(struct ibpost_qp *qp, void *context,
@@ -60,6 +72,7 @@ static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
 		.max_recv_wr = run->depth,
 		.max_send_sge = 1,
 		.max_recv_sge = 1,
+		.max_inline_data = run->cfg->inl ? run->size : 0,
 		.signal_interval = run->signal,
 		.poll_ctx = run->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ,
 		.send_done = bench_ibp_send_done,
@@ -157,26 +170,28 @@ static void bench_ibp_teardown(struct bench_run *run)
 	bench_bufs_free(run);
 }
 
-/* One seed operation of side @s towards the peer's dst buffer. */
+/* One seed operation of side @s from @src towards the peer's dst buffer. */
 static int bench_ibp_seed(struct bench_run *run, struct bench_side *s,
-			  int flags)
+			  struct bench_buf *src, int flags)
 {
-	struct bench_buf *src = &s->src, *dst = &s->peer->dst;
+	struct bench_buf *dst = &s->peer->dst;
 	void *ctx = bench_ibp_ctx(s, flags & IB_SEND_SIGNALED);
+	/* Inline data needs no registration. */
+	struct ibpost_mr *mr = flags & IB_SEND_INLINE ? NULL : src->imr;
 	int ret;
 
 	switch (run->opcode) {
 	case IB_WR_SEND:
-		ret = ibpost_post_send(s->iqp, ctx, src->cpu, run->size,
-				       src->imr, flags);
+		ret = ibpost_post_send(s->iqp, ctx, src->cpu, run->size, mr,
+				       flags);
 		break;
 	case IB_WR_RDMA_READ:
-		ret = ibpost_post_read(s->iqp, ctx, src->cpu, run->size,
-				       src->imr, flags, dst->raddr, dst->rkey);
+		ret = ibpost_post_read(s->iqp, ctx, src->cpu, run->size, mr,
+				       flags, dst->raddr, dst->rkey);
 		break;
 	default:
-		ret = ibpost_post_write(s->iqp, ctx, src->cpu, run->size,
-					src->imr, flags, dst->raddr, dst->rkey);
+		ret = ibpost_post_write(s->iqp, ctx, src->cpu, run->size, mr,
+					flags, dst->raddr, dst->rkey);
 		break;
 	}
 	return ret;
@@ -185,15 +200,15 @@ static int bench_ibp_seed(struct bench_run *run, struct bench_side *s,
 static int bench_ibp_post_seed_bw(struct bench_run *run,
 				  struct bench_poster *p, u32 *queued)
 {
-	int flags = bench_bw_signaled(run, p, p->idx) ? IB_SEND_SIGNALED : 0;
-	u64 t0;
+	u64 t0 = ktime_get_ns();
+	int flags = bench_bw_flags(run, bench_bw_signaled(run, p, p->idx));
 	int ret;
 
-	t0 = ktime_get_ns();
-	ret = bench_ibp_seed(run, &run->a, flags);
+	ret = bench_ibp_seed(run, &run->a, bench_src(&run->a, p->idx), flags);
 	p->post_ns += ktime_get_ns() - t0;
 	*queued = ret ? 0 : 1;
-	bench_ctx_sent(&run->a, *queued, *queued && flags);
+	bench_ctx_sent(&run->a, *queued,
+		       *queued && (flags & IB_SEND_SIGNALED));
 	if (ret == -ENOMEM)
 		return -EAGAIN;
 	return ret ? bench_fail(run, ret, "ibpost seed operation") : 0;
@@ -211,19 +226,23 @@ static int bench_ibp_post_bw(struct bench_run *run, struct bench_poster *p,
 
 	if (run->seed)
 		return bench_ibp_post_seed_bw(run, p, queued);
+	/* Timed with the chain's making, as raw's post is with its own. */
+	t0 = ktime_get_ns();
 	if (fresh) {
 		for (i = 0; i < n; i++) {
 			struct ib_send_wr *wr = &p->wrs[i].wr;
 
 			sig = bench_bw_signaled(run, p, p->idx + i);
+			if (unlikely(run->a.rot))
+				wr->sg_list = &bench_src(&run->a,
+							 p->idx + i)->sge;
 			wr->wr_id = (uintptr_t)bench_ibp_ctx(&run->a, sig);
-			wr->send_flags = sig ? IB_SEND_SIGNALED : 0;
+			wr->send_flags = bench_bw_flags(run, sig);
 			wr->next = i + 1 < n ? &p->wrs[i + 1].wr : NULL;
 		}
 		p->resume = &p->wrs[0].wr;
 	}
 	first = p->resume;
-	t0 = ktime_get_ns();
 	ret = ibpost_post_send_list(run->a.iqp, first, &bad);
 	p->post_ns += ktime_get_ns() - t0;
 	*queued = ret ? bench_chain_index(first, bad) : n;
@@ -242,7 +261,7 @@ static int bench_ibp_post_lat(struct bench_run *run, struct bench_side *s)
 	int ret;
 
 	if (run->seed) {
-		ret = bench_ibp_seed(run, s, flags);
+		ret = bench_ibp_seed(run, s, &s->src, flags);
 	} else {
 		s->lat_wr.wr.wr_id = (uintptr_t)bench_ibp_ctx(s, flags);
 		s->lat_wr.wr.send_flags = flags;

@@ -10,6 +10,8 @@
  *   dev=rxe0 mode=raw|chain|seed op=send|write|read size=<bytes>
  *	chain=<WRs per post call> signal=<signal interval>
  *	iters=<measured WRs> warmup=<WRs before timing>
+ *	mrs=<source buffers, each registered on its own, used in turn>
+ *	inline=1 (SEND and WRITE: the data inline in every WR)
  *	bh=1 (post with bottom halves disabled: post_ns then leaves out
  *	the provider's softirq work, which a post call could otherwise
  *	run wherever it enables bottom halves or is interrupted)
@@ -28,9 +30,10 @@
  * depth= (default 256) applies to every mode's QPs. Reading returns the
  * last run's result as one line of key=value pairs:
  *
- *   mode op size chain signal iters msgs_per_s mib_per_s post_ns elapsed_ns
+ *   mode op size mrs inline chain signal iters bh msgs_per_s mib_per_s
+ *	post_ns elapsed_ns				   (bandwidth)
  *   mode op size iters median_ns p99_ns min_ns            (latency modes)
- *   mode op size pairs threads chain signal iters msgs_per_s mib_per_s
+ *   mode op size pairs threads chain signal iters bh msgs_per_s mib_per_s
  *	post_ns elapsed_ns				   (scaling modes)
  *   mode obj op size depth count bytes_per_obj slab_bytes_per_obj (memory)
  *   mode op size error                                    (a failed run)
@@ -119,6 +122,10 @@ static u32 *bench_cfg_u32(struct bench_cfg *cfg, const char *key)
 		return &cfg->threads;
 	if (!strcmp(key, "count"))
 		return &cfg->count;
+	if (!strcmp(key, "mrs"))
+		return &cfg->mrs;
+	if (!strcmp(key, "inline"))
+		return &cfg->inl;
 	return NULL;
 }
 
@@ -195,16 +202,35 @@ static int bench_check_range(const char *key, u32 val, u32 min, u32 max)
 	return -EINVAL;
 }
 
-/* The keys of the scaling, memory and queue depth settings. */
+/* The keys of the scaling, memory, queue depth and variant settings. */
 static int bench_check_more(const struct bench_cfg *cfg)
 {
+	bool bw = bench_modes[cfg->mode].kind == BENCH_KIND_BW;
+
 	if (cfg->depth &&
 	    bench_check_range("depth", cfg->depth, 2, BENCH_MAX_DEPTH))
 		return -EINVAL;
+	if (cfg->mrs > 1 && !bw) {
+		pr_warn("mrs=%u: MR rotation is for mode=raw, chain or seed\n",
+			cfg->mrs);
+		return -EINVAL;
+	}
+	if ((u64)cfg->mrs * cfg->size > BENCH_MAX_ROT_BYTES) {
+		pr_warn("mrs=%u size=%u: the rotation's buffers would exceed %u MiB\n",
+			cfg->mrs, cfg->size, BENCH_MAX_ROT_BYTES >> 20);
+		return -EINVAL;
+	}
+	if (cfg->inl > 1 || (cfg->inl && (!bw || cfg->op == BENCH_OP_READ ||
+					  cfg->mrs > 1))) {
+		pr_warn("inline=%u: 0, or 1 for a SEND or WRITE bandwidth mode with one MR\n",
+			cfg->inl);
+		return -EINVAL;
+	}
 	return bench_check_range("pairs", cfg->pairs, 1, BENCH_MAX_PAIRS) ?:
 	       bench_check_range("threads", cfg->threads, 1,
 				 BENCH_MAX_THREADS) ?:
-	       bench_check_range("count", cfg->count, 1, BENCH_MAX_COUNT);
+	       bench_check_range("count", cfg->count, 1, BENCH_MAX_COUNT) ?:
+	       bench_check_range("mrs", cfg->mrs, 1, BENCH_MAX_MRS);
 }
 
 static int bench_check_cfg(const struct bench_cfg *cfg)
@@ -270,6 +296,7 @@ static int bench_parse(char *line, struct bench_cfg *cfg)
 	cfg->pairs = 1;
 	cfg->threads = 1;
 	cfg->count = 32;
+	cfg->mrs = 1;
 
 	while ((tok = strsep(&line, " \t\n")) != NULL) {
 		if (!*tok)
@@ -345,8 +372,9 @@ static void bench_format(const struct bench_cfg *cfg,
 		bench_format_bw(cfg, res, head, buf, len);
 		break;
 	default:
-		scnprintf(head, sizeof(head), "mode=%s op=%s size=%u", mode,
-			  op, cfg->size);
+		scnprintf(head, sizeof(head),
+			  "mode=%s op=%s size=%u mrs=%u inline=%u", mode, op,
+			  cfg->size, cfg->mrs, cfg->inl);
 		bench_format_bw(cfg, res, head, buf, len);
 		break;
 	}

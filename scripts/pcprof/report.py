@@ -14,13 +14,51 @@ For every row it prints the kernel instructions per WR of its measured
 phase (every instruction the vCPU ran at a kernel address: the post
 calls, rxe's tasks, the completions, the bench's own loop), by module,
 and ibpost's own by function; then, for each row of ibpost, what it adds
-per WR to the raw verbs row of the same op, chain and signal interval.
+per WR to the raw verbs row of the same op, chain and signal interval;
+then ibpost's own instructions by stage: per post call and per WR, per
+receive reposted, per delivered completion, per unsignaled WR reclaimed
+(the budget table).
+
+A function's stage is read from its name (STAGES; what the compiler
+inlined counts where it was inlined): the completion handlers and what
+they call out of line, the reclaim of unsignaled slots, and the rest,
+which runs in the post call.
 """
 import bisect
 import collections
 import re
 import subprocess
 import sys
+
+# ibpost's functions by stage, first match wins; anything else is post.
+STAGES = (
+    ('recv', re.compile(r'^(ibpost_post_recv|ibpost_post_srq_recv)')),
+    ('reclaim', re.compile(r'^(ibpost_queue_advance|ibpost_queue_release|'
+                           r'ibpost_send_reclaim_before|'
+                           r'ibpost_send_done_before|__?ibpost_slot_release|'
+                           r'ibpost_ring_reclaim)')),
+    ('completion', re.compile(r'^(ibpost_(send|recv)_done|ibpost_slot_|'
+                              r'ibpost_ring_deliver|ibpost_log_wc|'
+                              r'ibpost_comp|ibpost_poll|ibpost_cq|'
+                              r'ibpost_sq_reclaim_done)')),
+)
+
+
+def variant(kv):
+    """A row's variant (scripts/bench-guest.sh's var rows), or "-"."""
+    if kv.get('inline', '0') != '0':
+        return 'inline'
+    if kv.get('mrs', '1') != '1':
+        return f"{kv['mrs']} MRs"
+    return '-'
+
+
+def stage(fn):
+    """The stage a function of ibpost belongs to."""
+    for name, pat in STAGES:
+        if pat.match(fn):
+            return name
+    return 'post'
 
 
 def module_symbols(ko, bases):
@@ -75,6 +113,7 @@ def main():
         return
 
     results = {}
+    stages = []
     for i, row in enumerate(rows, 1):
         kv = dict(f.split('=', 1) for f in row.split() if '=' in f)
         try:
@@ -96,10 +135,10 @@ def main():
             by_mod[mod] += c
             if mod == 'ibpost':
                 by_fn[fn] += c
-        key = (kv['op'], kv['chain'], kv['signal'])
+        key = (kv['op'], kv['chain'], kv['signal'], variant(kv))
         results.setdefault(key, {})[kv['mode']] = sum(by_mod.values()) / wrs
         print(f"{kv['mode']:5} {kv['op']:5} size {kv['size']} chain "
-              f"{kv['chain']:>2} signal {kv['signal']}: "
+              f"{kv['chain']:>2} signal {kv['signal']} {variant(kv)}: "
               f"{sum(by_mod.values()) / wrs:7.1f} instructions per WR "
               f"({wrs} WRs): " +
               ', '.join(f'{m} {c / wrs:.1f}'
@@ -108,16 +147,52 @@ def main():
         if top:
             print('      ibpost by function: ' +
                   ', '.join(f'{f} {v:.1f}' for f, v in top))
+        if kv['mode'] != 'raw':
+            by_stage = collections.Counter()
+            for f, c in by_fn.items():
+                by_stage[stage(f)] += c
+            stages.append((kv, wrs, by_stage))
     print()
     print('What ibpost adds per WR to raw verbs (same op, chain, signal):')
-    for (op, chain, sig), r in sorted(results.items()):
+    for (op, chain, sig, var), r in sorted(results.items()):
         if 'raw' not in r:
             continue
         for mode in ('chain', 'seed'):
             if mode in r:
-                print(f'  {mode:5} {op:5} chain {chain:>2} signal {sig}: '
+                print(f'  {mode:5} {op:5} chain {chain:>2} signal {sig} '
+                      f'{var:8}: '
                       f'{r[mode] - r["raw"]:+7.1f} '
                       f'({r[mode]:.1f} against {r["raw"]:.1f})')
+    budget(stages)
+
+
+def budget(stages):
+    """ibpost's own instructions per post call, per delivered completion
+    and per unsignaled WR reclaimed, row by row."""
+    if not stages:
+        return
+    print()
+    print("ibpost's own instructions by stage (its module's code only: the")
+    print('provider, ib_core and the bench are not in them): the send post,')
+    print('per call and per WR; the receives reposted (SEND rows), per')
+    print("receive; completions, the signaled sends' and, for SEND, the")
+    print("receives'; reclaim, per WR retired unsignaled (targets:")
+    print('completion <= 50, reclaim <= 2)')
+    print('mode  op    chain sig variant  |  per call   per WR |  per recv |'
+          ' per compl. (n) | reclaim per WR')
+    for kv, wrs, by in stages:
+        chain, sig = int(kv['chain']), int(kv['signal'])
+        calls = -(-wrs // chain)
+        signaled = -(-wrs // sig)
+        compl = signaled + (wrs if kv['op'] == 'send' else 0)
+        unsig = wrs - signaled
+        recv = f"{by['recv'] / wrs:9.1f}" if kv['op'] == 'send' else \
+            f"{'-':>9}"
+        reclaim = f"{by['reclaim'] / unsig:8.2f}" if unsig else f"{'-':>8}"
+        print(f"{kv['mode']:5} {kv['op']:5} {chain:5} {sig:3} "
+              f"{variant(kv):8} | "
+              f"{by['post'] / calls:9.1f} {by['post'] / wrs:8.1f} | {recv} | "
+              f"{by['completion'] / compl:6.1f} ({compl:6}) | {reclaim}")
 
 
 if __name__ == '__main__':
