@@ -21,9 +21,9 @@
 # "smoke FAILED: <what>". A check that everything runs, not figures.
 #
 # BENCH_ROWS (set by /init from ibpost.bench_rows=, comma-separated: bw,
-# post, var, lat, scale, mem, perftest, taskruns, profile): only those
-# sections, for a focused run while working on one figure; every section
-# when unset.
+# post, var, poll, lat, scale, mem, perftest, taskruns, profile): only
+# those sections, for a focused run while working on one figure; every
+# section when unset.
 #
 # BENCH_PCPROF=1 (set by /init from ibpost.bench_pcprof=1; QEMU runs the
 # pcprof plugin, scripts/pcprof): one round of the post and var rows, each
@@ -171,6 +171,25 @@ var_rows() {
 		done
 		trio op=send $a inline=1
 		trio op=write $a inline=1
+	done
+}
+
+# Polled throughput: 64 B WRITEs and SENDs, chains of 1 and 32, signal 16,
+# completions busy-polled (IB_POLL_DIRECT CQs reaped by the poster after
+# each post call and while it waits).
+poll_rows() {
+	for op in write send; do
+		for chain in 1 32; do
+			a="op=$op size=64 chain=$chain signal=16 iters=$POST_ITERS warmup=$((POST_ITERS / 10))"
+			if [ $chain = 1 ]; then
+				set -- raw-poll chain-poll seed-poll
+			else
+				set -- raw-poll chain-poll
+			fi
+			for m in $(order "$@"); do
+				run "mode=$m $a"
+			done
+		done
 	done
 }
 
@@ -385,6 +404,7 @@ while [ $r -le "$ROUNDS" ]; do
 	want bw && bw_rows
 	want post && post_rows
 	want var && var_rows
+	want poll && poll_rows
 	want lat && lat_rows
 	want scale && scale_rows
 	want mem && mem_rows

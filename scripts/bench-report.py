@@ -287,6 +287,35 @@ def variants(p, rows, var):
               f"{ratio(sp, rp):>8}")
 
 
+def polled(p, rows):
+    """Throughput with completions busy-polled (the poll rows)."""
+    keys = sorted({k[1:] for k in rows if k[0] == "raw-poll"},
+                  key=lambda k: (k[0] != "write", k[1], k[2], k[3]))
+    if not keys:
+        return
+    p("")
+    p("Polled throughput: completions busy-polled on IB_POLL_DIRECT CQs by the")
+    p("poster after each post call and while it waits (ib_process_cq_direct()")
+    p("for raw, ibpost_poll() for ibpost); k msgs/s, median (min-max) over n")
+    p("rounds; chain/raw: ratio of the medians [per-round range]")
+    hdr = ("op     size chain sig  n |   raw-poll k/s (min-max) "
+           " chain-poll k/s (min-max)   seed-poll k/s (min-max) |"
+           " chain/raw [rounds]      seed/raw")
+    p(hdr)
+    p("-" * len(hdr))
+    for op, size, chain, sig, bh in keys:
+        r, c, s = (rows.get((m, op, size, chain, sig, bh))
+                   for m in ("raw-poll", "chain-poll", "seed-poll"))
+        rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
+        sm = med(s, "msgs_per_s") if s else None
+        p(f"{op:5} {size:5} {chain:5} {sig:3} {rounds_of(r, c, s):2} | "
+          f"{medspread(r, 'msgs_per_s', 24, 0.001, 1)} "
+          f"{medspread(c, 'msgs_per_s', 25, 0.001, 1)} "
+          f"{medspread(s, 'msgs_per_s', 25, 0.001, 1)} | "
+          f"{ratio(cm, rm):>9} [{round_ratios(c, r, 'msgs_per_s'):>11}] "
+          f"{ratio(sm, rm):>8}")
+
+
 def latency(p, rows):
     p("Latency, 64 B, one way (ping-pong round trip / 2); -poll: completions")
     p("busy-polled on IB_POLL_DIRECT CQs in the spin loop (ib_process_cq_direct()")
@@ -526,6 +555,7 @@ def main():
     failed_note(p, failed)
     split(p, worst["split"])
     variants(p, rows, tables["var"])
+    polled(p, rows)
     p("")
     latency(p, rows)
     scaling(p, tables["scale"])

@@ -40,7 +40,7 @@
 #   BOOT_APPEND       more kernel command line for the test, demo and
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_BENCH_ROWS bench: only these sections, comma-separated (bw,
-#                     post, var, lat, scale, mem, perftest, taskruns,
+#                     post, var, poll, lat, scale, mem, perftest, taskruns,
 #                     profile)
 #   IBPOST_BENCH_ICOUNT=1  bench: QEMU counts instructions (-icount
 #                     shift=0,sleep=off, one vCPU): the guest's clock

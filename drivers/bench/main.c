@@ -15,6 +15,8 @@
  *	bh=1 (post with bottom halves disabled: post_ns then leaves out
  *	the provider's softirq work, which a post call could otherwise
  *	run wherever it enables bottom halves or is interrupted)
+ *   dev=rxe0 mode=raw-poll|chain-poll|seed-poll op=write|send ...
+ *	the same, with completions busy-polled (IB_POLL_DIRECT)
  *   dev=rxe0 mode=lat-raw|lat-chain|lat-seed op=write|send size=<bytes>
  *	iters=<round trips> warmup=<round trips>
  *   dev=rxe0 mode=lat-raw-poll|lat-chain-poll|lat-seed-poll ...
@@ -60,6 +62,10 @@ const struct bench_mode_info bench_modes[BENCH_NR_MODES] = {
 	[BENCH_RAW] = { "raw", BENCH_KIND_BW, true },
 	[BENCH_CHAIN] = { "chain", BENCH_KIND_BW },
 	[BENCH_SEED] = { "seed", BENCH_KIND_BW, false, true },
+	[BENCH_RAW_POLL] = { "raw-poll", BENCH_KIND_BW, true, false, true },
+	[BENCH_CHAIN_POLL] = { "chain-poll", BENCH_KIND_BW, false, false,
+			       true },
+	[BENCH_SEED_POLL] = { "seed-poll", BENCH_KIND_BW, false, true, true },
 	[BENCH_LAT_RAW] = { "lat-raw", BENCH_KIND_LAT, true },
 	[BENCH_LAT_CHAIN] = { "lat-chain", BENCH_KIND_LAT },
 	[BENCH_LAT_SEED] = { "lat-seed", BENCH_KIND_LAT, false, true },
@@ -140,7 +146,7 @@ static int bench_parse_mode(struct bench_cfg *cfg, const char *val)
 			return 0;
 		}
 	}
-	pr_warn("mode=%.40s: expected raw, chain, seed, lat-raw, lat-chain, lat-seed, lat-raw-poll, lat-chain-poll, lat-seed-poll, scale-raw, scale-chain, mem-raw, mem-ibpost or calib\n",
+	pr_warn("mode=%.40s: expected raw, chain, seed, raw-poll, chain-poll, seed-poll, lat-raw, lat-chain, lat-seed, lat-raw-poll, lat-chain-poll, lat-seed-poll, scale-raw, scale-chain, mem-raw, mem-ibpost or calib\n",
 		val);
 	return -EINVAL;
 }
@@ -270,8 +276,9 @@ static int bench_check_cfg(const struct bench_cfg *cfg)
 		pr_warn("bh=%u: must be 0 or 1\n", cfg->bh);
 		return -EINVAL;
 	}
-	if (bench_modes[cfg->mode].kind == BENCH_KIND_LAT &&
-	    cfg->op == BENCH_OP_READ) {
+	/* Polled: no READ, whose sink registration would wait for a poll. */
+	if ((bench_modes[cfg->mode].kind == BENCH_KIND_LAT ||
+	     bench_modes[cfg->mode].poll) && cfg->op == BENCH_OP_READ) {
 		pr_warn("mode=%s takes op=write or op=send\n",
 			bench_modes[cfg->mode].name);
 		return -EINVAL;
