@@ -52,10 +52,11 @@
 #                     finish on one vCPU; scaling needs two)
 #   IBPOST_BENCH_PCPROF=1  bench: IBPOST_BENCH_ICOUNT=1 with QEMU's
 #                     pcprof plugin (scripts/pcprof), one round of the post
-#                     rows: every kernel instruction of each row's measured
-#                     phase counted by address, reported per WR by module
-#                     and by ibpost function, and ibpost's part over raw
-#                     verbs (appended to the bench table)
+#                     and var rows: every kernel instruction of each row's
+#                     measured phase counted by address, reported per WR
+#                     by module and by ibpost function, ibpost's part over
+#                     raw verbs, and ibpost's own by stage (per call, WR,
+#                     completion, reclaim), appended to the bench table
 #   IBPOST_KUNIT_ARGS knobs for the KUnit suites, e.g. "fuzz_seed=0x1234"
 #                     to replay a fuzz run (see kunit/main.c)
 #   IBPOST_MODES      quick: the single-guest runs, "test test-siw" by default
