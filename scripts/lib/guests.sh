@@ -11,8 +11,25 @@
 # judge TCG's TSC against jiffies, find it skewed, and leave the guest
 # on a jiffies clock with low-resolution timers (every usleep_range() a
 # tick). QEMU's TSC runs on the host's monotonic clock, one for all
-# vCPUs: the guest may trust it.
-TEST_CMDLINE="tsc=reliable"
+# vCPUs: the guest may trust it. Its rate is given (tsc_early_khz=, the
+# host's own, scripts/tsc/tsc-khz.c): a guest that measures it against
+# its PIT while the host is busy (a build beside it) can fail to, then
+# fail to verify its APIC timer, and hang at boot with no timer (seen on
+# 6.1). Where it cannot be measured (no compiler, not x86), the guest
+# measures it as before.
+tsc_early_arg() {
+	local bin khz
+	[ "$(uname -m)" = x86_64 ] || return 0
+	bin=$(mktemp) || return 0
+	if cc -O2 -o "$bin" "$REPO/scripts/tsc/tsc-khz.c" 2> /dev/null; then
+		khz=$("$bin")
+		case $khz in
+		[1-9][0-9][0-9][0-9][0-9]*) echo " tsc_early_khz=$khz" ;;
+		esac
+	fi
+	rm -f "$bin"
+}
+TEST_CMDLINE="tsc=reliable$(tsc_early_arg)"
 
 # How long a guest of a stage may run before it is killed and the run
 # fails: about three times what the stage takes on the 2-core machine
