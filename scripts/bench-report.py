@@ -153,6 +153,18 @@ def by_round(a, b):
             if x.get("_round") in rb]
 
 
+def head(p, hdr):
+    """A table's column header and its rule."""
+    p(hdr)
+    p("-" * len(hdr))
+
+
+def post_cells(r, c, s):
+    """The post step of raw, chain and seed: median (min-max) each."""
+    return (f"{medspread(r, 'post_ns', 17)} {medspread(c, 'post_ns', 19)} "
+            f"{medspread(s, 'post_ns', 19)}")
+
+
 def round_vals(a, b, field):
     """a/b per round (the rows ran back to back in each)."""
     return [float(x[field]) / float(y[field]) for x, y in by_round(a, b)
@@ -262,8 +274,7 @@ def variants(p, rows, var):
     p("step, median (min-max) over n rounds")
     hdr = ("op    chain sig variant   n |  raw ns (min-max)  chain ns (min-max)"
            "   seed ns (min-max) | chain/raw seed/raw")
-    p(hdr)
-    p("-" * len(hdr))
+    head(p, hdr)
     keys = sorted({(k[1], k[2], k[3], k[4]) for k in var})
     for op, size, chain, sig in keys:
         vs = sorted({k[5:] for k in var if k[1:5] == (op, size, chain, sig)},
@@ -282,8 +293,7 @@ def variants(p, rows, var):
             rp, cp = med(r or [], "post_ns"), med(c or [], "post_ns")
             sp = med(s, "post_ns") if s else None
             p(f"{op:5} {chain:5} {sig:3} {name:8} {rounds_of(r, c, s):2} | "
-              f"{medspread(r, 'post_ns', 17)} {medspread(c, 'post_ns', 19)} "
-              f"{medspread(s, 'post_ns', 19)} | {ratio(cp, rp):>9} "
+              f"{post_cells(r, c, s)} | {ratio(cp, rp):>9} "
               f"{ratio(sp, rp):>8}")
 
 
@@ -301,8 +311,7 @@ def polled(p, rows):
     hdr = ("op     size chain sig  n |   raw-poll k/s (min-max) "
            " chain-poll k/s (min-max)   seed-poll k/s (min-max) |"
            " chain/raw [rounds]      seed/raw")
-    p(hdr)
-    p("-" * len(hdr))
+    head(p, hdr)
     for op, size, chain, sig, bh in keys:
         r, c, s = (rows.get((m, op, size, chain, sig, bh))
                    for m in ("raw-poll", "chain-poll", "seed-poll"))
@@ -362,8 +371,7 @@ def scaling(p, scale):
     p("ib/raw: ratio of the medians, [per-round range]")
     hdr = ("size  pairs thr chain |     raw k/s (min-max)  ibpost k/s (min-max) |"
            " ib/raw [rounds]     |   raw MiB/s ibpost MiB/s | ib/raw")
-    p(hdr)
-    p("-" * len(hdr))
+    head(p, hdr)
     keys = sorted({k[1:] for k in scale})
     for op, size, pairs, threads, chain in keys:
         r = scale.get(("scale-raw", op, size, pairs, threads, chain))
@@ -393,8 +401,7 @@ def memory(p, mem):
     p("IB_WR_REG_MR when remote). Median over rounds (min-max)")
     hdr = ("object                      |        raw bytes (min-max)     slab |"
            "     ibpost bytes (min-max)     slab | ib/raw")
-    p(hdr)
-    p("-" * len(hdr))
+    head(p, hdr)
     def positive(v):
         return v if v is not None and v > 0 else None
 
@@ -492,8 +499,7 @@ def main():
     hdr = ("op     size chain sig  n |   raw k/s chain k/s  seed k/s | chain/raw"
            " [rounds]      seed/raw |  raw MiB chainMiB  pf MiB | ch/raw ch/pf"
            " ch/floor")
-    p(hdr)
-    p("-" * len(hdr))
+    head(p, hdr)
     worst = {"msgs": [], "mib64k": [], "post": [], "pf": [], "split": {}}
     failed = {}
     for op, size, chain, sig, r, c, s in bench_rows(rows, 0, failed):
@@ -530,8 +536,7 @@ def main():
     hdr = ("op     size chain sig  n |  raw ns (min-max)  chain ns (min-max)"
            "   seed ns (min-max) | seed/raw chain/raw"
            " | msgs/s chain/raw seed/raw")
-    p(hdr)
-    p("-" * len(hdr))
+    head(p, hdr)
     failed = {}
     for op, size, chain, sig, r, c, s in bench_rows(rows, 1, failed):
         if not r:
@@ -548,8 +553,7 @@ def main():
         cm = med(c or [], "msgs_per_s")
         sm = med(s, "msgs_per_s") if s else None
         p(f"{op:5} {size:5} {chain:5} {sig:3} {rounds_of(r, c, s):2} | "
-          f"{medspread(r, 'post_ns', 17)} {medspread(c, 'post_ns', 19)} "
-          f"{medspread(s, 'post_ns', 19)} | {ratio(sp, rp):>8} "
+          f"{post_cells(r, c, s)} | {ratio(sp, rp):>8} "
           f"{ratio(cp, rp):>9} |        {ratio(cm, rm):>9} "
           f"{ratio(sm, rm):>8}")
     failed_note(p, failed)

@@ -483,6 +483,25 @@ static inline void bench_ctx_sent(struct bench_side *s, u32 n, u32 sig)
 		atomic_add(sig, &s->ctxs.sent_sig);
 }
 
+/**
+ * struct bench_until - what a spin (bench_spin()) waits for
+ * @byte: the last byte of a buffer, to become @seq; or NULL
+ * @seq: see @byte
+ * @txq: without @byte: @need signaled WRs completed on it since its count
+ *       was @snap; or NULL
+ * @snap: see @txq
+ * @need: see @txq
+ *
+ * With neither, run->pong.
+ */
+struct bench_until {
+	const u8 *byte;
+	u8 seq;
+	struct bench_txq *txq;
+	u32 snap;
+	u32 need;
+};
+
 /* core.c */
 void bench_side_init(struct bench_run *run, struct bench_side *s,
 		     struct bench_side *peer, char name);
@@ -503,6 +522,7 @@ struct ib_cqe *bench_txq_next(struct bench_txq *txq, u32 i, bool signaled);
 int bench_txq_wait(struct bench_run *run, struct bench_txq *txq, u32 snap);
 int bench_txq_wait_count(struct bench_run *run, struct bench_txq *txq,
 			 u32 start, u32 need);
+int bench_spin(struct bench_run *run, const struct bench_until *u);
 u32 bench_chain_index(const struct ib_send_wr *first,
 		      const struct ib_send_wr *bad);
 int bench_buf_alloc(struct bench_run *run, struct bench_buf *b);

@@ -18,7 +18,8 @@
  *
  * Poll modes (raw-poll, chain-poll, seed-poll): the CQs are
  * IB_POLL_DIRECT and the poster reaps both sides' after each post call,
- * as a busy-polling ULP does, and spins on them where it would sleep.
+ * as a busy-polling ULP does, and spins on them (bench_spin()) where it
+ * would sleep.
  *
  * A poster (struct bench_poster) keeps one thread's place in its phase;
  * a bandwidth run has one, the scaling engine (scale.c) one per thread
@@ -27,7 +28,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bottom_half.h>
-#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
@@ -134,36 +134,18 @@ void bench_pcprof_mark(void)
 }
 
 /*
- * Poll modes: reap both sides' CQs until @need signaled WRs completed on
- * @txq since it counted @start; within BENCH_TIMEOUT.
+ * Wait until @need signaled WRs completed on @txq since its count was
+ * @snap: spinning in the poll modes (nothing else reaps their CQs),
+ * asleep in the others.
  */
-static int bench_bw_poll_until(struct bench_run *run, struct bench_txq *txq,
-			       u32 start, u32 need)
+static int bench_bw_wait(struct bench_run *run, struct bench_txq *txq,
+			 u32 snap, u32 need)
 {
-	unsigned long deadline = jiffies + BENCH_TIMEOUT;
-	u32 spins = 0;
-	int ret;
+	struct bench_until u = { .txq = txq, .snap = snap, .need = need };
 
-	for (;;) {
-		ret = run->ops->poll(run) ?: READ_ONCE(run->err);
-		if (ret)
-			return ret;
-		if ((u32)atomic_read(&txq->completions) - start >= need)
-			return 0;
-		if (++spins % 1024 == 0) {
-			ret = bench_check(run);
-			if (ret)
-				return ret;
-			if (time_after(jiffies, deadline))
-				return bench_fail(run, -ETIMEDOUT,
-						  "no send completion within 30 s");
-			cond_resched();
-		}
-		/* Let the provider's pending softirq work run here. */
-		local_bh_disable();
-		local_bh_enable();
-		cpu_relax();
-	}
+	if (run->poll)
+		return bench_spin(run, &u);
+	return bench_txq_wait_count(run, txq, snap, need);
 }
 
 /* Post @total WRs and wait until the last of them has completed. */
@@ -172,16 +154,13 @@ static int bench_bw_phase(struct bench_run *run, u32 total)
 	struct bench_poster *p = &run->post;
 	struct bench_txq *txq = &run->a.txq;
 	u32 start = atomic_read(&txq->completions);
-	u32 need = DIV_ROUND_UP(total, run->signal);
 	int ret;
 
 	bench_bw_start(p, total);
 	while (p->idx < total) {
 		ret = bench_bw_step(run, p);
 		if (ret == -EAGAIN)
-			ret = run->poll ?
-			      bench_bw_poll_until(run, txq, p->snap, 1) :
-			      bench_txq_wait(run, txq, p->snap);
+			ret = bench_bw_wait(run, txq, p->snap, 1);
 		else if (!ret && run->poll)
 			ret = run->ops->poll(run);
 		if (!ret)
@@ -190,9 +169,7 @@ static int bench_bw_phase(struct bench_run *run, u32 total)
 			return ret;
 		cond_resched();
 	}
-	if (run->poll)
-		return bench_bw_poll_until(run, txq, start, need);
-	return bench_txq_wait_count(run, txq, start, need);
+	return bench_bw_wait(run, txq, start, DIV_ROUND_UP(total, run->signal));
 }
 
 /**

@@ -14,7 +14,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include "bench.h"
@@ -319,6 +322,68 @@ int bench_txq_wait_count(struct bench_run *run, struct bench_txq *txq,
 	/* Pairs with the barrier in bench_tx_done(): t_last is the last. */
 	smp_rmb();
 	return 0;
+}
+
+#define BENCH_SPIN_CHECK	1024	/* polls between deadline checks */
+
+static bool bench_spin_ready(struct bench_run *run,
+			     const struct bench_until *u)
+{
+	if (u->byte)
+		return READ_ONCE(*u->byte) == u->seq;
+	if (u->txq)
+		return (u32)atomic_read(&u->txq->completions) - u->snap >=
+		       u->need;
+	return try_wait_for_completion(&run->pong);
+}
+
+/**
+ * bench_spin - busy-wait for @u, the poll modes reaping meanwhile
+ * @run: the run
+ * @u: what to wait for
+ *
+ * rxe (and other software providers) move data in softirq: the loop lets
+ * pending softirqs run on this CPU (as a spin_unlock_bh() in a post path
+ * does) instead of waiting for ksoftirqd; in the poll modes it also reaps
+ * both sides' DIRECT CQs on every turn. It gives the CPU up now and then,
+ * and gives up after BENCH_TIMEOUT.
+ *
+ * Context: Process context.
+ * Return: 0; the run's failure; -EINTR on a signal; -ETIMEDOUT.
+ */
+int bench_spin(struct bench_run *run, const struct bench_until *u)
+{
+	unsigned long deadline = jiffies + BENCH_TIMEOUT;
+	u32 spins = 0;
+	int err;
+
+	for (;;) {
+		if (bench_spin_ready(run, u))
+			return 0;
+		err = READ_ONCE(run->err);
+		if (err)
+			return err;
+		if (++spins % BENCH_SPIN_CHECK == 0) {
+			if (signal_pending(current))
+				return bench_fail(run, -EINTR,
+						  "interrupted by a signal");
+			if (time_after(jiffies, deadline))
+				return bench_fail(run, -ETIMEDOUT, u->txq ?
+						  "no send completion within 30 s" :
+						  "no answer within 30 s");
+			cond_resched();
+		}
+		/* Poll modes: run what completed, on both sides. */
+		if (run->poll) {
+			err = run->ops->poll(run);
+			if (err)
+				return err;
+		}
+		/* Let the provider's pending softirq work run here. */
+		local_bh_disable();
+		local_bh_enable();
+		cpu_relax();
+	}
 }
 
 /* How many WRs of a chain precede @bad (0 when the provider gave none). */

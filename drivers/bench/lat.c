@@ -15,10 +15,9 @@
  * signaled every BENCH_LAT_SIGNAL; a full send queue is waited out like
  * in the bandwidth engine.
  *
- * Polling: rxe (and other software providers) move data in softirq. The
- * poll loop lets pending softirqs run on this CPU (as a spin_unlock_bh()
- * in the post path does) instead of waiting for ksoftirqd, gives the CPU
- * up now and then, and gives up after BENCH_TIMEOUT.
+ * Polling: the thread waits in bench_spin() (core.c), which lets the
+ * provider's pending softirq work run on this CPU, gives the CPU up now
+ * and then, and gives up after BENCH_TIMEOUT.
  *
  * Poll modes (lat-*-poll): the CQs are IB_POLL_DIRECT and the poll loop
  * also reaps them on every turn, both sides (ib_process_cq_direct() on
@@ -30,76 +29,16 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bottom_half.h>
-#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include "bench.h"
-
-#define BENCH_SPIN_CHECK	1024	/* polls between deadline checks */
-
-/*
- * What the poll loop waits for: the last byte of a buffer to become @seq,
- * a send completion on @txq beyond @snap, or else run->pong.
- */
-struct bench_until {
-	const u8 *byte;
-	u8 seq;
-	struct bench_txq *txq;
-	u32 snap;
-};
-
-static bool bench_lat_ready(struct bench_run *run,
-			    const struct bench_until *u)
-{
-	if (u->byte)
-		return READ_ONCE(*u->byte) == u->seq;
-	if (u->txq)
-		return (u32)atomic_read(&u->txq->completions) != u->snap;
-	return try_wait_for_completion(&run->pong);
-}
-
-static int bench_lat_spin(struct bench_run *run, const struct bench_until *u)
-{
-	unsigned long deadline = jiffies + BENCH_TIMEOUT;
-	u32 spins = 0;
-	int err;
-
-	for (;;) {
-		if (bench_lat_ready(run, u))
-			return 0;
-		err = READ_ONCE(run->err);
-		if (err)
-			return err;
-		if (++spins % BENCH_SPIN_CHECK == 0) {
-			if (signal_pending(current))
-				return bench_fail(run, -EINTR,
-						  "interrupted by a signal");
-			if (time_after(jiffies, deadline))
-				return bench_fail(run, -ETIMEDOUT,
-						  "no answer within 30 s");
-			cond_resched();
-		}
-		/* Poll modes: run what completed, on both sides. */
-		if (run->poll) {
-			err = run->ops->poll(run);
-			if (err)
-				return err;
-		}
-		/* Let the provider's pending softirq work run here. */
-		local_bh_disable();
-		local_bh_enable();
-		cpu_relax();
-	}
-}
 
 /* Post side @s's latency WR, waiting for a send slot when there is none. */
 static int bench_lat_post(struct bench_run *run, struct bench_side *s)
 {
-	struct bench_until u = { .txq = &s->txq };
+	struct bench_until u = { .txq = &s->txq, .need = 1 };
 	int ret;
 
 	for (;;) {
@@ -108,7 +47,7 @@ static int bench_lat_post(struct bench_run *run, struct bench_side *s)
 		if (ret != -EAGAIN)
 			return ret;
 		if (run->poll)
-			ret = bench_lat_spin(run, &u);
+			ret = bench_spin(run, &u);
 		else
 			ret = bench_txq_wait(run, &s->txq, u.snap);
 		if (ret)
@@ -127,7 +66,7 @@ static int bench_lat_write_one(struct bench_run *run, struct bench_side *s,
 	u.byte = (u8 *)s->peer->dst.cpu + run->size - 1;
 	WRITE_ONCE(*last, seq);
 	ret = bench_lat_post(run, s);
-	return ret ?: bench_lat_spin(run, &u);
+	return ret ?: bench_spin(run, &u);
 }
 
 static int bench_lat_write_rt(struct bench_run *run, u8 seq)
@@ -140,7 +79,7 @@ static int bench_lat_send_rt(struct bench_run *run)
 {
 	struct bench_until u = {};
 
-	return bench_lat_post(run, &run->a) ?: bench_lat_spin(run, &u);
+	return bench_lat_post(run, &run->a) ?: bench_spin(run, &u);
 }
 
 /* Each side's one WR: its src buffer to the peer's dst buffer. */
