@@ -43,7 +43,8 @@ struct dentry;
  *                                a slot (see ring.c), in any context,
  *                                and by everything else too: one
  *                                discipline; never in hard IRQ context
- *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs
+ *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs and its
+ *                                indexes (mr_table.c)
  *
  * Three leaves, under which no other lock is taken:
  *

@@ -17,8 +17,8 @@
  * Removal: a device going away releases the provider objects of its MRs
  * (after its QPs are flushed); ibpost_dereg_mr() then only frees.
  *
- * Serialization: dev->mr_lock guards the device's MR list, which the post
- * path searches to bounds-check raw SGEs.
+ * Serialization: dev->mr_lock guards the device's MR list and its indexes
+ * (mr_table.c), which the post path searches to bounds-check raw SGEs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -100,6 +100,8 @@ struct ibpost_mr *ibpost_mr_new(struct ibpost_dev *dev, int access)
 	mr->dma_flags = IBPOST_MR_SYNC;
 	mr->dma_dir = DMA_BIDIRECTIONAL;
 	INIT_LIST_HEAD(&mr->node);
+	RB_CLEAR_NODE(&mr->by_addr);
+	RB_CLEAR_NODE(&mr->by_key);
 	INIT_WORK(&mr->release_work, ibpost_mr_release_work);
 	atomic_set(&mr->use.users, 0);
 	return mr;
@@ -214,7 +216,7 @@ int ibpost_mr_add(struct ibpost_mr *mr, const char *caller)
 	}
 	kref_get(&dev->ref);
 	spin_lock_bh(&dev->mr_lock);
-	list_add_tail(&mr->node, &dev->mrs);
+	ibpost_mr_table_add(dev, mr);
 	spin_unlock_bh(&dev->mr_lock);
 	mutex_unlock(&dev->qp_lock);
 	return 0;
@@ -279,7 +281,7 @@ static void ibpost_mr_destroy(struct ibpost_mr *mr)
 	mutex_lock(&dev->qp_lock);
 	ibpost_mr_release(mr);
 	spin_lock_bh(&dev->mr_lock);
-	list_del_init(&mr->node);
+	ibpost_mr_table_del(dev, mr);
 	spin_unlock_bh(&dev->mr_lock);
 	mutex_unlock(&dev->qp_lock);
 	ibpost_mr_free(mr);
@@ -736,7 +738,7 @@ void ibpost_dev_release_mrs(struct ibpost_dev *dev)
 	spin_lock_bh(&dev->mr_lock);
 	while ((mr = list_first_entry_or_null(&dev->mrs, struct ibpost_mr,
 					      node))) {
-		list_del_init(&mr->node);
+		ibpost_mr_table_del(dev, mr);
 		spin_unlock_bh(&dev->mr_lock);
 		ibpost_mr_release(mr);
 		spin_lock_bh(&dev->mr_lock);

@@ -3,36 +3,161 @@
  * The MR table: which registered MR of a device holds an SGE, and the
  * counting of its uses by posted WRs, for the post path below the
  * registration calls (mr.c). A queue's hit (q->hit, see ring.h) is tried
- * before the device's list.
+ * before the device's table.
  *
- * Serialization: dev->mr_lock guards the device's MR list; the post path
- * searches it under the queue's lock (ibpost_base.h orders the two).
+ * The table: every MR is listed in registration order (dev->mrs) and
+ * indexed twice, by the DMA addresses its local key reaches (an interval
+ * tree, dev->mrs_by_addr) and, when it has a fast-registration MR, by
+ * that MR's lkey (dev->mrs_by_key), so that an SGE outside the hit costs
+ * a descent of a tree, not a walk of the device's MRs. Where two MRs hold
+ * an SGE (the same memory registered twice, in two directions), the
+ * older serves it: the tree yields every MR whose range holds the
+ * address, and the lookup keeps the one registered first (mr->seq).
+ *
+ * Serialization: dev->mr_lock guards the list and both indexes; the post
+ * path searches them under the queue's lock (ibpost_base.h orders the
+ * two).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/interval_tree_generic.h>
 #include "mr_table.h"
 #include "qp_core.h"
 #include "srq.h"
+
+#define IBPOST_MR_ADDR_FIRST(mr)	((mr)->addr_first)
+#define IBPOST_MR_ADDR_LAST(mr)		((mr)->addr_last)
+
+INTERVAL_TREE_DEFINE(struct ibpost_mr, by_addr, u64, addr_subtree_last,
+		     IBPOST_MR_ADDR_FIRST, IBPOST_MR_ADDR_LAST, static,
+		     ibpost_mr_addr)
+
+/*
+ * The DMA addresses an SGE under @mr's local key may start at (see
+ * ibpost_mr_covers()): a page MR's from its lowest segment to its
+ * highest, a contiguous one's up to one past its end. Return: false for
+ * an MR that holds no SGE that way.
+ */
+static bool ibpost_mr_addr_range(struct ibpost_mr *mr)
+{
+	if (mr->segs) {
+		if (!mr->nsegs || mr->dma_hi <= mr->dma_lo)
+			return false;
+		mr->addr_first = mr->dma_lo;
+		mr->addr_last = mr->dma_hi - 1;
+		return true;
+	}
+	if (!mr->len)
+		return false;
+	mr->addr_first = mr->dma;
+	mr->addr_last = mr->dma + mr->len;
+	return true;
+}
+
+static void ibpost_mr_key_insert(struct ibpost_dev *dev, struct ibpost_mr *mr)
+{
+	struct rb_node **link = &dev->mrs_by_key.rb_node, *parent = NULL;
+
+	while (*link) {
+		parent = *link;
+		if (mr->key < rb_entry(parent, struct ibpost_mr, by_key)->key)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&mr->by_key, parent, link);
+	rb_insert_color(&mr->by_key, &dev->mrs_by_key);
+}
+
+static struct ibpost_mr *ibpost_mr_by_key(struct ibpost_dev *dev, u32 key)
+{
+	struct rb_node *n = dev->mrs_by_key.rb_node;
+
+	while (n) {
+		struct ibpost_mr *mr = rb_entry(n, struct ibpost_mr, by_key);
+
+		if (key == mr->key)
+			return mr;
+		n = key < mr->key ? n->rb_left : n->rb_right;
+	}
+	return NULL;
+}
+
+/**
+ * ibpost_mr_table_add - list and index a mapped MR on its device
+ * @dev: the device, its mr_lock held
+ * @mr: the MR, its DMA addresses and fast-registration MR final
+ *
+ * The MR is the newest: an SGE it shares with an older MR goes to the
+ * older one.
+ */
+void ibpost_mr_table_add(struct ibpost_dev *dev, struct ibpost_mr *mr)
+{
+	lockdep_assert_held(&dev->mr_lock);
+	mr->seq = ++dev->mr_seq;
+	list_add_tail(&mr->node, &dev->mrs);
+	if (ibpost_mr_addr_range(mr))
+		ibpost_mr_addr_insert(mr, &dev->mrs_by_addr);
+	if (mr->ibmr) {
+		mr->key = mr->ibmr->lkey;
+		ibpost_mr_key_insert(dev, mr);
+	}
+}
+
+/**
+ * ibpost_mr_table_del - unlist an MR (once or more)
+ * @dev: the device, its mr_lock held
+ * @mr: the MR: no lookup finds it any more
+ */
+void ibpost_mr_table_del(struct ibpost_dev *dev, struct ibpost_mr *mr)
+{
+	lockdep_assert_held(&dev->mr_lock);
+	list_del_init(&mr->node);
+	if (!RB_EMPTY_NODE(&mr->by_addr)) {
+		ibpost_mr_addr_remove(mr, &dev->mrs_by_addr);
+		RB_CLEAR_NODE(&mr->by_addr);
+	}
+	if (!RB_EMPTY_NODE(&mr->by_key)) {
+		rb_erase(&mr->by_key, &dev->mrs_by_key);
+		RB_CLEAR_NODE(&mr->by_key);
+	}
+}
+
+/* Whether @mr may hold @sge now, for a WR that @forbid does not exclude. */
+static bool ibpost_mr_serves(const struct ibpost_mr *mr,
+			     const struct ib_sge *sge, u8 forbid)
+{
+	return !mr->revoked && !(mr->dma_flags & forbid) &&
+	       ibpost_mr_covers(mr, sge);
+}
+
 /*
  * The live MR of @dev that holds @sge, with a user counted, or NULL; an MR
  * with a @forbid flag is passed over (mapped the other way: another MR
- * over the same memory may serve), and refused if none does.
+ * over the same memory may serve), and refused if none does. Of several,
+ * the oldest. An SGE under an MR's own key (its fast-registration MR's
+ * lkey) is held by that MR alone: no other has that key.
  * Only from __ibpost_mr_find(), under the queue's lock (asserted there).
  */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge, u8 forbid)
 {
 	struct ibpost_mr *mr, *found = NULL;
+	u64 addr = sge->addr;
 
 	spin_lock(&dev->mr_lock);
-	list_for_each_entry(mr, &dev->mrs, node) {
-		if (!mr->revoked && !(mr->dma_flags & forbid) &&
-		    ibpost_mr_covers(mr, sge)) {
-			atomic_inc(&mr->use.users);
+	for (mr = ibpost_mr_addr_iter_first(&dev->mrs_by_addr, addr, addr); mr;
+	     mr = ibpost_mr_addr_iter_next(mr, addr, addr))
+		if ((!found || mr->seq < found->seq) &&
+		    ibpost_mr_serves(mr, sge, forbid))
 			found = mr;
-			break;
-		}
+	if (!found) {
+		mr = ibpost_mr_by_key(dev, sge->lkey);
+		if (mr && ibpost_mr_serves(mr, sge, forbid))
+			found = mr;
 	}
+	if (found)
+		atomic_inc(&found->use.users);
 	spin_unlock(&dev->mr_lock);
 	return found;
 }

@@ -19,7 +19,16 @@ struct ibpost_dev;
  * struct ibpost_mr - a registered kernel buffer
  * @use: its uses by posted WRs (first: converting costs nothing)
  * @dev: the device (holds a reference)
- * @node: entry in dev->mrs
+ * @node: entry in dev->mrs, in registration order
+ * @seq: its place in that order (dev->mr_seq): of two MRs that hold an
+ *       SGE, the lookup takes the older
+ * @by_addr: entry in dev->mrs_by_addr, by the DMA addresses its local
+ *           key reaches [@addr_first, @addr_last]; cleared when not in it
+ * @addr_first: the first of those addresses
+ * @addr_last: the last (an SGE of length 0 may start one past its end)
+ * @addr_subtree_last: the interval tree's own
+ * @by_key: entry in dev->mrs_by_key, by @key, for an MR with @ibmr
+ * @key: @ibmr's lkey as listed
  * @buf: the kernel virtual address registered
  * @len: its length
  * @dma: the DMA address of @buf
@@ -57,6 +66,11 @@ struct ibpost_mr {
 	struct ibpost_ring_use use;
 	struct ibpost_dev *dev;
 	struct list_head node;
+	u64 seq;
+	struct rb_node by_addr;
+	u64 addr_first, addr_last, addr_subtree_last;
+	struct rb_node by_key;
+	u32 key;
 	void *buf;
 	size_t len;
 	u64 dma;
@@ -256,6 +270,8 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 }
 
 /* mr_table.c */
+void ibpost_mr_table_add(struct ibpost_dev *dev, struct ibpost_mr *mr);
+void ibpost_mr_table_del(struct ibpost_dev *dev, struct ibpost_mr *mr);
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge, u8 forbid);
 void ibpost_mr_forget_hits(struct ibpost_dev *dev, struct ibpost_mr *mr);

@@ -578,12 +578,189 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 	ibpost_test_expect_canary(test, buf, canary, SINK_LEN);
 }
 
+/*
+ * The device's MR table: where MRs overlap, an SGE goes to the oldest
+ * that may hold it. A set is one buffer of LK_PIECES pieces registered
+ * whole and piece by piece, in the order a test chooses.
+ */
+#define LK_PIECES	8
+#define LK_PIECE	256
+#define LK_LEN		64	/* each receive's bytes, at LK_OFF in a piece */
+#define LK_OFF		16
+
+struct lk_set {
+	struct ibpost_dev *dev;
+	u8 *buf;
+	u8 *want;		/* what buf must hold */
+	struct ibpost_mr *mr[LK_PIECES + 2];
+	int n;
+};
+
+static void lk_set_free(void *data)
+{
+	struct lk_set *s = data;
+
+	/* After the pair's QPs: nothing uses them any more. */
+	while (s->n)
+		WARN_ON(ibpost_dereg_mr(s->mr[--s->n]));
+}
+
+static struct lk_set *lk_set_new(struct kunit *test, struct ibpost_dev *dev,
+				 u32 seed)
+{
+	struct lk_set *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->dev = dev;
+	/* Freed after lk_set_free(): kunit releases in reverse order. */
+	s->buf = kunit_kmalloc(test, LK_PIECES * LK_PIECE, GFP_KERNEL);
+	s->want = kunit_kmalloc(test, LK_PIECES * LK_PIECE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->buf);
+	KUNIT_ASSERT_NOT_NULL(test, s->want);
+	ibpost_test_fill(s->buf, LK_PIECES * LK_PIECE, seed);
+	memcpy(s->want, s->buf, LK_PIECES * LK_PIECE);
+	ibpost_test_defer(test, lk_set_free, s);
+	return s;
+}
+
+/* Register [@off, @off + @len) of @s's buffer, mapped in @dir. */
+static struct ibpost_mr *lk_reg(struct kunit *test, struct lk_set *s,
+				size_t off, size_t len,
+				enum dma_data_direction dir)
+{
+	struct ibpost_mr *mr;
+
+	if (dir == DMA_BIDIRECTIONAL)
+		mr = ibpost_reg_msgs(s->dev, s->buf + off, len);
+	else
+		mr = ibpost_reg_page(s->dev, virt_to_page(s->buf),
+				     offset_in_page(s->buf) + off, len, dir);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	s->mr[s->n++] = mr;
+	return mr;
+}
+
+/* Deregistering @mr of @s must fail while a receive uses it. */
+static void lk_dereg_busy(struct kunit *test, struct lk_set *s,
+			  struct ibpost_mr *mr)
+{
+	int i, ret = ibpost_dereg_mr(mr);
+
+	for (i = 0; !ret && i < s->n; i++)	/* freed: not again at exit */
+		if (s->mr[i] == mr)
+			s->mr[i] = NULL;
+	KUNIT_ASSERT_EQ(test, -EBUSY, ret);
+}
+
+/*
+ * b receives LK_LEN bytes into every piece of @s (piece (3k) % LK_PIECES
+ * for the k-th), each an SGE looked up in the device's table: a first
+ * receive into b's own buffer holds the queue's hit meanwhile.
+ */
+static void lk_recv_pieces(struct kunit *test, struct ibpost_test_pair *p,
+			   struct lk_set *s, struct ibpost_mr *any)
+{
+	int k;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(100), p->bbuf.buf,
+						  LK_LEN, p->bbuf.mr));
+	for (k = 0; k < LK_PIECES; k++) {
+		u8 *at = s->buf + (3 * k) % LK_PIECES * LK_PIECE + LK_OFF;
+		struct ib_recv_wr wr = {
+			.wr_id = (uintptr_t)CTX(k + 1), .num_sge = 1,
+		};
+		struct ib_sge sge;
+
+		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(any, at, LK_LEN, &sge));
+		wr.sg_list = &sge;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv_list(p->b, &wr, NULL));
+	}
+}
+
+/* a's SENDs take the receives of lk_recv_pieces(); the data checked. */
+static void lk_deliver(struct kunit *test, struct ibpost_test_pair *p,
+		       struct lk_set *s)
+{
+	u8 *src = p->abuf.buf;
+	struct ibpost_comp comp;
+	int k;
+
+	ibpost_test_fill(src, (LK_PIECES + 1) * LK_LEN, 0x5eed);
+	for (k = 0; k <= LK_PIECES; k++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(k),
+							  src + k * LK_LEN,
+							  LK_LEN, p->abuf.mr,
+							  IB_SEND_SIGNALED));
+		ibpost_test_send_ok(test, p->a, CTX(k));
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		KUNIT_EXPECT_PTR_EQ(test, k ? CTX(k) : CTX(100), comp.context);
+		if (k)
+			memcpy(s->want + (3 * (k - 1)) % LK_PIECES * LK_PIECE +
+			       LK_OFF, src + k * LK_LEN, LK_LEN);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, 0, memcmp(s->want, s->buf,
+					    LK_PIECES * LK_PIECE),
+			    "the receives landed elsewhere than their SGEs");
+}
+
+/*
+ * Where registrations of the same memory overlap, an SGE is counted on
+ * the oldest MR that may hold it: first an MR the device may only read
+ * (receives pass over it), then each piece, then the whole buffer again:
+ * every receive counts on its piece. Then a whole buffer registered
+ * before its pieces takes every receive. A lookup that took any MR
+ * holding the address (the tree yields the whole buffer's before a
+ * piece's) counts them on the whole.
+ */
+static void ibpost_mr_lookup_oldest_of_overlapping(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct lk_set *s1 = lk_set_new(test, dev, 0x1001);
+	struct lk_set *s2 = lk_set_new(test, dev, 0x2002);
+	struct ibpost_mr *ro, *whole, *piece[LK_PIECES];
+	struct ibpost_test_pair *p;
+	int i;
+
+	ro = lk_reg(test, s1, 0, LK_PIECES * LK_PIECE, DMA_TO_DEVICE);
+	for (i = 0; i < LK_PIECES; i++)
+		piece[i] = lk_reg(test, s1, i * LK_PIECE, LK_PIECE,
+				  DMA_BIDIRECTIONAL);
+	whole = lk_reg(test, s1, 0, LK_PIECES * LK_PIECE, DMA_BIDIRECTIONAL);
+	/* After the MRs: the pair's QPs are destroyed before they are. */
+	p = ibpost_test_pair(test, NULL);
+
+	lk_recv_pieces(test, p, s1, whole);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(ro));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(whole));
+	for (i = 0; i < LK_PIECES; i++)
+		KUNIT_EXPECT_EQ_MSG(test, 1, ibpost_test_mr_users(piece[i]),
+				    "piece %d", i);
+	lk_dereg_busy(test, s1, piece[1]);
+	lk_deliver(test, p, s1);
+	for (i = 0; i < LK_PIECES; i++)
+		KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(piece[i]));
+
+	whole = lk_reg(test, s2, 0, LK_PIECES * LK_PIECE, DMA_BIDIRECTIONAL);
+	for (i = 0; i < LK_PIECES; i++)
+		piece[i] = lk_reg(test, s2, i * LK_PIECE, LK_PIECE,
+				  DMA_BIDIRECTIONAL);
+	lk_recv_pieces(test, p, s2, whole);
+	KUNIT_EXPECT_EQ(test, LK_PIECES, ibpost_test_mr_users(whole));
+	for (i = 0; i < LK_PIECES; i++)
+		KUNIT_EXPECT_EQ_MSG(test, 0, ibpost_test_mr_users(piece[i]),
+				    "piece %d", i);
+	lk_deliver(test, p, s2);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(whole));
+}
+
 static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
 	KUNIT_CASE(ibpost_dereg_mr_busy_while_posted),
 	KUNIT_CASE(ibpost_mr_post_during_failing_dereg),
 	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
+	KUNIT_CASE(ibpost_mr_lookup_oldest_of_overlapping),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
 	KUNIT_CASE(ibpost_reg_write_window_is_exact),
