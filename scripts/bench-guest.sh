@@ -162,7 +162,9 @@ post_rows() {
 # source from the next of 2, 16 or 1,000 buffers registered one by one
 # (raw: mapped, used through the PD's local_dma_lkey; ibpost: an MR each,
 # so that its post looks the SGE's MR up rather than finding it in the
-# queue's hit); and the data inline (IB_SEND_INLINE) in SENDs and WRITEs.
+# queue's hit); the data inline (IB_SEND_INLINE) in SENDs and WRITEs;
+# and the source in 4 SGEs of one buffer (ibpost: the SGE loop of a WR
+# with more than one; seed: the vector operations).
 var_rows() {
 	for chain in 1 32; do
 		a="size=64 chain=$chain signal=16 iters=$POST_ITERS warmup=$((POST_ITERS / 10)) bh=1"
@@ -171,6 +173,7 @@ var_rows() {
 		done
 		trio op=send $a inline=1
 		trio op=write $a inline=1
+		trio op=write $a sges=4
 	done
 }
 

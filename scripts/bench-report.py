@@ -50,10 +50,12 @@ def row_key(kv):
         return "mem", (mode, kv.get("obj"), None if qp else kv.get("op"),
                        int(kv.get("size", 0)) if not qp else None,
                        int(kv.get("depth", 0)) if qp else None)
-    if int(kv.get("mrs", 1)) > 1 or int(kv.get("inline", 0)):
+    if (int(kv.get("mrs", 1)) > 1 or int(kv.get("inline", 0)) or
+            int(kv.get("sges", 1)) > 1):
         return "var", (mode, kv.get("op"), int(kv.get("size", 0)),
                        int(kv.get("chain", 1)), int(kv.get("signal", 1)),
-                       int(kv.get("mrs", 1)), int(kv.get("inline", 0)))
+                       int(kv.get("mrs", 1)), int(kv.get("inline", 0)),
+                       int(kv.get("sges", 1)))
     return "rows", (mode, kv.get("op"), int(kv.get("size", 0)),
                     int(kv.get("chain", 1)), int(kv.get("signal", 1)),
                     int(kv.get("bh", 0)))
@@ -263,22 +265,24 @@ def split(p, rows):
 
 def variants(p, rows, var):
     """The post step of the post rows' variants: the source rotating over
-    N MRs, the data inline; beside the post row itself."""
+    N MRs, the data inline, the source in N SGEs; beside the post row
+    itself."""
     if not var:
         return
     p("")
     p("Variants of the post rows (bh=1): 'N MRs': each WR's source the next")
     p("of N buffers registered one by one (raw: the PD's local_dma_lkey;")
     p("ibpost: an MR each, looked up per SGE); 'inline': the data inline in")
-    p("the WR (IB_SEND_INLINE); 'post row': neither. ns per WR of the post")
-    p("step, median (min-max) over n rounds")
+    p("the WR (IB_SEND_INLINE); 'N SGEs': the source in N pieces of one")
+    p("buffer, each an SGE (seed: the vector operations); 'post row': none")
+    p("of these. ns per WR of the post step, median (min-max) over n rounds")
     hdr = ("op    chain sig variant   n |  raw ns (min-max)  chain ns (min-max)"
            "   seed ns (min-max) | chain/raw seed/raw")
     head(p, hdr)
     keys = sorted({(k[1], k[2], k[3], k[4]) for k in var})
     for op, size, chain, sig in keys:
         vs = sorted({k[5:] for k in var if k[1:5] == (op, size, chain, sig)},
-                    key=lambda v: (v[1], v[0]))
+                    key=lambda v: (v[1], v[2], v[0]))
         for v in [None] + vs:
             if v is None:
                 r, c, s = (rows.get((m, op, size, chain, sig, 1))
@@ -287,7 +291,8 @@ def variants(p, rows, var):
             else:
                 r, c, s = (var.get((m, op, size, chain, sig) + v)
                            for m in ("raw", "chain", "seed"))
-                name = "inline" if v[1] else f"{v[0]} MRs"
+                name = ("inline" if v[1] else f"{v[2]} SGEs" if v[2] > 1
+                        else f"{v[0]} MRs")
             if chain != 1:
                 s = None
             rp, cp = med(r or [], "post_ns"), med(c or [], "post_ns")

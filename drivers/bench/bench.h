@@ -28,6 +28,7 @@
 #define BENCH_MAX_THREADS	8
 #define BENCH_MAX_COUNT		256
 #define BENCH_MAX_MRS		1024
+#define BENCH_MAX_SGES		4	/* sges= */
 #define BENCH_MAX_ROT_BYTES	SZ_64M	/* mrs= times size= */
 #define BENCH_QUEUE_DEPTH	256	/* default send and receive WRs asked */
 #define BENCH_LAT_SIGNAL	16	/* latency: a signaled WR every 16 */
@@ -117,6 +118,8 @@ enum bench_op {
  *       WR i of a phase from buffer i % @mrs (MR rotation; default 1)
  * @inl: bandwidth SEND and WRITE: every WR carries its data inline
  *       (IB_SEND_INLINE, from the buffer's kernel address)
+ * @sges: bandwidth: SGEs per WR, the source cut in that many consecutive
+ *        pieces of one buffer (default 1)
  * @obj: memory: enum bench_obj
  */
 struct bench_cfg {
@@ -136,6 +139,7 @@ struct bench_cfg {
 	u32 count;
 	u32 mrs;
 	u32 inl;
+	u32 sges;
 	enum bench_obj obj;
 };
 
@@ -299,6 +303,7 @@ struct bench_side {
  * struct bench_poster - one posting thread's bandwidth phase on side A
  * @wrs: its chain array, from A's src buffer to B's dst buffer
  * @isge: cfg->inl: the one SGE of every WR, the source's kernel address
+ * @msge: cfg->sges > 1: every WR's SGEs, A's src buffer in pieces
  * @resume: ibpost chains: where to repost from after -ENOMEM
  * @phase_len: WRs in the phase
  * @idx: WRs of the phase queued so far
@@ -309,6 +314,7 @@ struct bench_side {
 struct bench_poster {
 	struct ib_rdma_wr *wrs;
 	struct ib_sge isge;
+	struct ib_sge msge[BENCH_MAX_SGES];
 	const struct ib_send_wr *resume;
 	u32 phase_len;
 	u32 idx;
@@ -533,6 +539,8 @@ int bench_pair_teardown(struct bench_run *run);
 
 /* bw.c */
 void bench_pcprof_mark(void);
+void bench_sges(const struct bench_run *run, const struct ib_sge *whole,
+		struct ib_sge *sge);
 int bench_poster_init(struct bench_run *run, struct bench_poster *p);
 void bench_bw_start(struct bench_poster *p, u32 total);
 int bench_bw_step(struct bench_run *run, struct bench_poster *p);

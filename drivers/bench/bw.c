@@ -36,6 +36,24 @@
 #include "bench.h"
 
 /**
+ * bench_sges - cut a buffer's SGE in run->cfg->sges consecutive pieces
+ * @run: the run (cfg->sges <= cfg->size, checked with the command)
+ * @whole: the buffer's one SGE
+ * @sge: the pieces, in order, the last taking what the others leave
+ */
+void bench_sges(const struct bench_run *run, const struct ib_sge *whole,
+		struct ib_sge *sge)
+{
+	u32 n = run->cfg->sges, len = whole->length / n, i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = whole->addr + i * len;
+		sge[i].length = i + 1 < n ? len : whole->length - i * len;
+		sge[i].lkey = whole->lkey;
+	}
+}
+
+/**
  * bench_poster_init - a poster's chain array: A's buffer to B's
  * @run: the pair it posts on, set up
  * @p: the poster, zeroed; its array is freed with kfree(@p->wrs)
@@ -53,12 +71,14 @@ int bench_poster_init(struct bench_run *run, struct bench_poster *p)
 	/* Inline data is copied from the CPU's address, no key needed. */
 	p->isge.addr = (uintptr_t)run->a.src.cpu;
 	p->isge.length = run->size;
+	bench_sges(run, &run->a.src.sge, p->msge);
 	for (i = 0; i < run->chain; i++) {
 		struct ib_rdma_wr *wr = &p->wrs[i];
 
 		wr->wr.opcode = run->opcode;
-		wr->wr.sg_list = run->cfg->inl ? &p->isge : &run->a.src.sge;
-		wr->wr.num_sge = 1;
+		wr->wr.sg_list = run->cfg->inl ? &p->isge :
+				 run->cfg->sges > 1 ? p->msge : &run->a.src.sge;
+		wr->wr.num_sge = run->cfg->sges;
 		wr->remote_addr = run->b.dst.raddr;
 		wr->rkey = run->b.dst.rkey;
 	}

@@ -12,6 +12,7 @@
  *	iters=<measured WRs> warmup=<WRs before timing>
  *	mrs=<source buffers, each registered on its own, used in turn>
  *	inline=1 (SEND and WRITE: the data inline in every WR)
+ *	sges=<SGEs per WR, 1..4: the source in that many pieces>
  *	bh=1 (post with bottom halves disabled: post_ns then leaves out
  *	the provider's softirq work, which a post call could otherwise
  *	run wherever it enables bottom halves or is interrupted)
@@ -32,7 +33,7 @@
  * depth= (default 256) applies to every mode's QPs. Reading returns the
  * last run's result as one line of key=value pairs:
  *
- *   mode op size mrs inline chain signal iters bh msgs_per_s mib_per_s
+ *   mode op size mrs inline sges chain signal iters bh msgs_per_s mib_per_s
  *	post_ns elapsed_ns				   (bandwidth)
  *   mode op size iters median_ns p99_ns min_ns            (latency modes)
  *   mode op size pairs threads chain signal iters bh msgs_per_s mib_per_s
@@ -132,6 +133,8 @@ static u32 *bench_cfg_u32(struct bench_cfg *cfg, const char *key)
 		return &cfg->mrs;
 	if (!strcmp(key, "inline"))
 		return &cfg->inl;
+	if (!strcmp(key, "sges"))
+		return &cfg->sges;
 	return NULL;
 }
 
@@ -232,7 +235,14 @@ static int bench_check_more(const struct bench_cfg *cfg)
 			cfg->inl);
 		return -EINVAL;
 	}
-	return bench_check_range("pairs", cfg->pairs, 1, BENCH_MAX_PAIRS) ?:
+	if (cfg->sges > 1 && (!bw || cfg->inl || cfg->mrs > 1 ||
+			      cfg->sges > cfg->size)) {
+		pr_warn("sges=%u: more than 1 only for a bandwidth mode with one MR, no inline data and at least a byte per SGE\n",
+			cfg->sges);
+		return -EINVAL;
+	}
+	return bench_check_range("sges", cfg->sges, 1, BENCH_MAX_SGES) ?:
+	       bench_check_range("pairs", cfg->pairs, 1, BENCH_MAX_PAIRS) ?:
 	       bench_check_range("threads", cfg->threads, 1,
 				 BENCH_MAX_THREADS) ?:
 	       bench_check_range("count", cfg->count, 1, BENCH_MAX_COUNT) ?:
@@ -304,6 +314,7 @@ static int bench_parse(char *line, struct bench_cfg *cfg)
 	cfg->threads = 1;
 	cfg->count = 32;
 	cfg->mrs = 1;
+	cfg->sges = 1;
 
 	while ((tok = strsep(&line, " \t\n")) != NULL) {
 		if (!*tok)
@@ -380,8 +391,8 @@ static void bench_format(const struct bench_cfg *cfg,
 		break;
 	default:
 		scnprintf(head, sizeof(head),
-			  "mode=%s op=%s size=%u mrs=%u inline=%u", mode, op,
-			  cfg->size, cfg->mrs, cfg->inl);
+			  "mode=%s op=%s size=%u mrs=%u inline=%u sges=%u", mode,
+			  op, cfg->size, cfg->mrs, cfg->inl, cfg->sges);
 		bench_format_bw(cfg, res, head, buf, len);
 		break;
 	}

@@ -129,7 +129,7 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	init.recv_cq = s->rcq;
 	init.cap.max_send_wr = run->depth + 1;
 	init.cap.max_recv_wr = run->depth + 1;
-	init.cap.max_send_sge = 1;
+	init.cap.max_send_sge = run->cfg->sges;
 	init.cap.max_recv_sge = 1;
 	init.cap.max_inline_data = run->cfg->inl ? run->size : 0;
 	init.port_num = run->port;

@@ -48,6 +48,8 @@ def variant(kv):
     """A row's variant (scripts/bench-guest.sh's var rows), or "-"."""
     if kv.get('inline', '0') != '0':
         return 'inline'
+    if kv.get('sges', '1') != '1':
+        return f"{kv['sges']} SGEs"
     if kv.get('mrs', '1') != '1':
         return f"{kv['mrs']} MRs"
     return '-'
