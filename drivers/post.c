@@ -365,12 +365,39 @@ ibpost_next_uses(struct ibpost_queue *q, u32 inuse)
 }
 
 /*
- * ibpost_sges_to_mrs() with its common case inline: one SGE found
+ * A WR of several SGEs, every one in the queue's hit while it has users
+ * (a WR gathering pieces of one buffer): counted in the hit at once, as
+ * ibpost_mr_find() and ibpost_mr_pin() would count each, the hit's MR
+ * read once. Return: whether they were; else nothing was counted.
+ * Forced inline: the checks group (see the head of this file).
+ */
+static __always_inline bool ibpost_sges_in_hit(struct ibpost_queue *q,
+					       const struct ib_sge *sg,
+					       int num_sge,
+					       struct ibpost_mr **given)
+{
+	const struct ibpost_mr *mr;
+	int i;
+
+	lockdep_assert_held(&q->lock);
+	if (!q->hit_users)
+		return false;
+	mr = ibpost_use_mr(q->hit);
+	for (i = 0; i < num_sge; i++)
+		if (given ? given[i] != mr : !ibpost_mr_covers(mr, &sg[i]))
+			return false;
+	q->hit_users += num_sge;
+	return true;
+}
+
+/*
+ * ibpost_sges_to_mrs() with its common cases inline: one SGE found
  * (ibpost_one_sge_mr(), the queue's hit without a call) and handed to the
  * device, the use array (ibpost_next_uses(), @inuse) looked at only when
- * the hit is not it. A WR whose one SGE is in no MR, or in one whose DMA
- * direction forbids it, is refused by ibpost_sges_to_mrs(), which looks
- * again and names it.
+ * the hit is not it; and several SGEs all in the hit
+ * (ibpost_sges_in_hit()). A WR whose one SGE is in no MR, or in one whose
+ * DMA direction forbids it, is refused by ibpost_sges_to_mrs(), which
+ * looks again and names it.
  * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
@@ -403,6 +430,12 @@ static __always_inline int ibpost_wr_mrs(struct ibpost_queue *q,
 
 			ibpost_ring_uses_put(q, &use, !hit, hit);
 		}
+	}
+	/* The hit's MR has no DMA work (ibpost_mr_adopt()). */
+	if (num_sge > 1 && likely(!trace_ibpost_dma_sync_enabled()) &&
+	    ibpost_sges_in_hit(q, sg, num_sge, given)) {
+		*nhit = num_sge;
+		return 0;
 	}
 	/* Through counts of its own: the caller's stay out of memory. */
 	n = ibpost_sges_to_mrs(q, sg, num_sge, given,

@@ -578,6 +578,113 @@ static void ibpost_read_sink_revoked_after_failure(struct kunit *test)
 	ibpost_test_expect_canary(test, buf, canary, SINK_LEN);
 }
 
+/* One receive of b into the pieces @pc of @m (offset, length pairs). */
+static int sge_recv(struct ibpost_test_pair *p, void *ctx,
+		    struct ibpost_test_buf *m, const u32 (*pc)[2], int n,
+		    struct ibpost_test_buf *m2, u32 len2)
+{
+	struct ib_recv_wr wr = { .wr_id = (uintptr_t)ctx };
+	struct ib_sge sge[4];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ibpost_mr_sge(m->mr, (u8 *)m->buf + pc[i][0], pc[i][1],
+				  &sge[wr.num_sge++]))
+			return -EINVAL;
+	if (m2 && ibpost_mr_sge(m2->mr, m2->buf, len2, &sge[wr.num_sge++]))
+		return -EINVAL;
+	wr.sg_list = sge;
+	return ibpost_post_recv_list(p->b, &wr, NULL);
+}
+
+/*
+ * A WR of several SGEs all in the queue's hit counts each of them there
+ * (a chain's SGEs and a vector seed operation's alike), so that the hit's
+ * MR stays in use until the last of them is done; one SGE outside the
+ * hit makes the WR count the others in the hit and that one on its MR.
+ * The receives scatter a's messages over m1 and m2: every byte where its
+ * SGE put it, the gaps between the SGEs untouched.
+ */
+static void ibpost_mr_hit_counts_every_sge(struct kunit *test)
+{
+	static const u32 r2[][2] = { { 64, 16 }, { 96, 16 }, { 128, 32 } };
+	static const u32 r3[][2] = { { 192, 32 } };
+	/* Message k's bytes, in order, land at these offsets of m1. */
+	static const u32 land[][3][2] = {
+		{ { 0, 64 } },
+		{ { 64, 16 }, { 96, 16 }, { 128, 32 } },
+		{ { 192, 32 } },
+		{ { 224, 16 }, { 240, 16 } },
+	};
+	static const u32 msg_len[] = { 64, 64, 64, 32 };
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *m1 = ibpost_test_buf_new(test, dev, 256);
+	struct ibpost_test_buf *m2 = ibpost_test_buf_new(test, dev, 64);
+	u8 *want1 = kunit_kmalloc(test, 256, GFP_KERNEL);
+	u8 *want2 = kunit_kmalloc(test, 64, GFP_KERNEL);
+	struct ibpost_sge r4[2] = {
+		{ (u8 *)m1->buf + 224, 16, m1->mr },
+		{ (u8 *)m1->buf + 240, 16, m1->mr },
+	};
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	u8 *src;
+	int k, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want1);
+	KUNIT_ASSERT_NOT_NULL(test, want2);
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.max_send_sge = 4;
+	attr.max_recv_sge = 4;
+	p = ibpost_test_pair(test, &attr);
+	src = p->abuf.buf;
+	ibpost_test_fill(m1->buf, 256, 0x51);
+	ibpost_test_fill(m2->buf, 64, 0x52);
+	ibpost_test_fill(src, 4 * 64, 0x53);
+	memcpy(want1, m1->buf, 256);
+	memcpy(want2, m2->buf, 64);
+
+	/* r1 makes m1 the hit; r2's three SGEs and r4's two count in it. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(1), m1->buf, 64,
+						  m1->mr));
+	KUNIT_ASSERT_EQ(test, 0, sge_recv(p, CTX(2), m1, r2, 3, NULL, 0));
+	KUNIT_ASSERT_EQ(test, 0, sge_recv(p, CTX(3), m1, r3, 1, m2, 32));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recvv(p->b, CTX(4), r4, 2));
+	KUNIT_ASSERT_EQ(test, 1, ibpost_test_mr_users(m1->mr));
+	KUNIT_ASSERT_EQ(test, 1, ibpost_test_mr_users(m2->mr));
+
+	for (k = 0; k < 4; k++) {
+		struct ibpost_comp comp;
+		u32 off = 0;
+
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(10 + k),
+							  src + 64 * k,
+							  msg_len[k],
+							  p->abuf.mr,
+							  IB_SEND_SIGNALED));
+		ibpost_test_send_ok(test, p->a, CTX(10 + k));
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(k + 1), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		for (i = 0; i < 3 && land[k][i][1]; i++) {
+			memcpy(want1 + land[k][i][0], src + 64 * k + off,
+			       land[k][i][1]);
+			off += land[k][i][1];
+		}
+		if (k == 2)
+			memcpy(want2, src + 64 * k + off, 32);
+		/* Until r4 is done, SGEs of m1 are out: the hit holds m1. */
+		KUNIT_EXPECT_EQ_MSG(test, k < 3 ? 1 : 0,
+				    ibpost_test_mr_users(m1->mr),
+				    "after receive %d", k + 1);
+		KUNIT_EXPECT_EQ_MSG(test, k < 2 ? 1 : 0,
+				    ibpost_test_mr_users(m2->mr),
+				    "after receive %d", k + 1);
+	}
+	KUNIT_EXPECT_EQ(test, 0, memcmp(want1, m1->buf, 256));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(want2, m2->buf, 64));
+}
+
 /*
  * The device's MR table: where MRs overlap, an SGE goes to the oldest
  * that may hold it. A set is one buffer of LK_PIECES pieces registered
@@ -761,6 +868,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_mr_post_during_failing_dereg),
 	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
 	KUNIT_CASE(ibpost_mr_lookup_oldest_of_overlapping),
+	KUNIT_CASE(ibpost_mr_hit_counts_every_sge),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
 	KUNIT_CASE(ibpost_reg_write_window_is_exact),
