@@ -478,7 +478,6 @@ static int ibpost_add_one(struct ib_device *ibdev)
 	spin_lock_init(&dev->mr_lock);
 	INIT_LIST_HEAD(&dev->mrs);
 	dev->mrs_by_addr = RB_ROOT_CACHED;
-	dev->mrs_by_key = RB_ROOT;
 	xa_init(&dev->frwr_keys);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	dev->ibdev = ibdev;

@@ -34,8 +34,7 @@ void ibpost_dev_release(struct kref *ref)
 
 	WARN_ON_ONCE(dev->pd || !list_empty(&dev->qps) ||
 		     !list_empty(&dev->mrs) ||
-		     !RB_EMPTY_ROOT(&dev->mrs_by_addr.rb_root) ||
-		     !RB_EMPTY_ROOT(&dev->mrs_by_key));
+		     !RB_EMPTY_ROOT(&dev->mrs_by_addr.rb_root));
 	WARN_ON_ONCE(!xa_empty(&dev->frwr_keys));
 	xa_destroy(&dev->frwr_keys);
 	kfree(dev->vec_qps);

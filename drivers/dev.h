@@ -36,12 +36,11 @@ enum {
  * @qps: every QP on the device whose provider objects may still exist
  * @srqs: every shared receive queue on the device not yet destroyed
  * @nr_qps: length of @qps, for debugfs
- * @mr_lock: protects @mrs, @mr_seq and the two indexes below
+ * @mr_lock: protects @mrs, @mr_seq and @mrs_by_addr
  * @mrs: every live MR registered on the device, oldest first
  * @mr_seq: the registration number of the newest MR listed
- * @mrs_by_addr: @mrs by the DMA addresses their local key reaches (an
+ * @mrs_by_addr: @mrs by the DMA addresses their SGEs may start at (an
  *               interval tree, mr_table.c): the post path's SGE lookup
- * @mrs_by_key: @mrs with a fast-registration MR, by its lkey
  * @debugfs: this device's debugfs directory
  * @name: the ib_device's name
  * @retired: send and receive counters of the QPs destroyed on the device
@@ -70,7 +69,6 @@ struct ibpost_dev {
 	struct list_head mrs;
 	u64 mr_seq;
 	struct rb_root_cached mrs_by_addr;
-	struct rb_root mrs_by_key;
 	struct dentry *debugfs;
 	char name[IB_DEVICE_NAME_MAX];
 	struct ibpost_stats retired[2];	/* under qp_lock */

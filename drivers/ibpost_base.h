@@ -44,7 +44,7 @@ struct dentry;
  *                                and by everything else too: one
  *                                discipline; never in hard IRQ context
  *   dev->mr_lock                 spinlock, bottom halves off: dev->mrs and its
- *                                indexes (mr_table.c)
+ *                                index (mr_table.c)
  *
  * Three leaves, under which no other lock is taken:
  *

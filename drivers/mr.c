@@ -17,7 +17,7 @@
  * Removal: a device going away releases the provider objects of its MRs
  * (after its QPs are flushed); ibpost_dereg_mr() then only frees.
  *
- * Serialization: dev->mr_lock guards the device's MR list and its indexes
+ * Serialization: dev->mr_lock guards the device's MR list and its index
  * (mr_table.c), which the post path searches to bounds-check raw SGEs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -100,8 +100,6 @@ struct ibpost_mr *ibpost_mr_new(struct ibpost_dev *dev, int access)
 	mr->dma_flags = IBPOST_MR_SYNC;
 	mr->dma_dir = DMA_BIDIRECTIONAL;
 	INIT_LIST_HEAD(&mr->node);
-	RB_CLEAR_NODE(&mr->by_addr);
-	RB_CLEAR_NODE(&mr->by_key);
 	INIT_WORK(&mr->release_work, ibpost_mr_release_work);
 	atomic_set(&mr->use.users, 0);
 	return mr;
@@ -279,10 +277,11 @@ static void ibpost_mr_destroy(struct ibpost_mr *mr)
 	struct ibpost_dev *dev = mr->dev;
 
 	mutex_lock(&dev->qp_lock);
-	ibpost_mr_release(mr);
+	/* Unlisted first: the table never holds a released MR. */
 	spin_lock_bh(&dev->mr_lock);
 	ibpost_mr_table_del(dev, mr);
 	spin_unlock_bh(&dev->mr_lock);
+	ibpost_mr_release(mr);
 	mutex_unlock(&dev->qp_lock);
 	ibpost_mr_free(mr);
 	ibpost_dev_put(dev);

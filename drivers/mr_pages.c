@@ -14,10 +14,10 @@
  * spanning segments takes as many of the WR's SGEs (the fast-registration
  * pool is the way to one SGE for a long list).
  *
- * A chain's SGE is found in a page MR by its segments
- * (ibpost_mr_covers_segs(): the MR's lowest and highest DMA address
- * reject most SGEs in one test, then a walk of the segments); the seed
- * operations name their MR and skip the search.
+ * A chain's SGE is found in a page MR by its segments: the device's MR
+ * table indexes each (mr_table.c); ibpost_mr_covers_segs() walks them for
+ * the MR a queue already holds (its hit). The seed operations name their
+ * MR and skip the search.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -217,13 +217,9 @@ bool ibpost_mr_covers_segs(const struct ibpost_mr *mr,
 	if (sge->lkey != mr->lkey || sge->addr < mr->dma_lo ||
 	    sge->addr >= mr->dma_hi)
 		return false;
-	for (i = 0; i < mr->nsegs; i++) {
-		const struct ibpost_mr_seg *seg = &mr->segs[i];
-
-		if (sge->addr >= seg->dma && sge->addr - seg->dma <= seg->len &&
-		    sge->length <= seg->len - (sge->addr - seg->dma))
+	for (i = 0; i < mr->nsegs; i++)
+		if (ibpost_mr_seg_covers(&mr->segs[i], sge))
 			return true;
-	}
 	return false;
 }
 

@@ -6,17 +6,19 @@
  * before the device's table.
  *
  * The table: every MR is listed in registration order (dev->mrs) and
- * indexed twice, by the DMA addresses its local key reaches (an interval
- * tree, dev->mrs_by_addr) and, when it has a fast-registration MR, by
- * that MR's lkey (dev->mrs_by_key), so that an SGE outside the hit costs
- * a descent of a tree, not a walk of the device's MRs. Where two MRs hold
- * an SGE (the same memory registered twice, in two directions), the
- * older serves it: the tree yields every MR whose range holds the
- * address, and the lookup keeps the one registered first (mr->seq).
+ * indexed by the DMA addresses its SGEs may start at (an interval tree,
+ * dev->mrs_by_addr: a contiguous MR's one range, a page MR's segments
+ * each), so that an SGE outside the hit costs a descent of the tree, not
+ * a walk of the device's MRs. An SGE under the key of an MR's own
+ * fast-registration MR is found there too: that MR maps the buffer at
+ * its DMA address (ibpost_mr_alloc_remote()). Where several MRs hold an
+ * SGE (the same memory registered twice, whole and in parts, or in two
+ * directions), the older serves it: the tree yields every range that
+ * holds the address, and the lookup keeps the MR registered first
+ * (mr->seq).
  *
- * Serialization: dev->mr_lock guards the list and both indexes; the post
- * path searches them under the queue's lock (ibpost_base.h orders the
- * two).
+ * Serialization: dev->mr_lock guards the list and the tree; the post path
+ * searches them under the queue's lock (ibpost_base.h orders the two).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,62 +27,21 @@
 #include "qp_core.h"
 #include "srq.h"
 
-#define IBPOST_MR_ADDR_FIRST(mr)	((mr)->addr_first)
-#define IBPOST_MR_ADDR_LAST(mr)		((mr)->addr_last)
+#define IBPOST_MR_RANGE_FIRST(r)	((r)->first)
+#define IBPOST_MR_RANGE_LAST(r)		((r)->last)
 
-INTERVAL_TREE_DEFINE(struct ibpost_mr, by_addr, u64, addr_subtree_last,
-		     IBPOST_MR_ADDR_FIRST, IBPOST_MR_ADDR_LAST, static,
-		     ibpost_mr_addr)
+INTERVAL_TREE_DEFINE(struct ibpost_mr_range, node, u64, subtree_last,
+		     IBPOST_MR_RANGE_FIRST, IBPOST_MR_RANGE_LAST, static,
+		     ibpost_mr_range)
 
-/*
- * The DMA addresses an SGE under @mr's local key may start at (see
- * ibpost_mr_covers()): a page MR's from its lowest segment to its
- * highest, a contiguous one's up to one past its end. Return: false for
- * an MR that holds no SGE that way.
- */
-static bool ibpost_mr_addr_range(struct ibpost_mr *mr)
+static void ibpost_mr_range_add(struct ibpost_dev *dev,
+				struct ibpost_mr_range *r, struct ibpost_mr *mr,
+				u64 first, u64 last)
 {
-	if (mr->segs) {
-		if (!mr->nsegs || mr->dma_hi <= mr->dma_lo)
-			return false;
-		mr->addr_first = mr->dma_lo;
-		mr->addr_last = mr->dma_hi - 1;
-		return true;
-	}
-	if (!mr->len)
-		return false;
-	mr->addr_first = mr->dma;
-	mr->addr_last = mr->dma + mr->len;
-	return true;
-}
-
-static void ibpost_mr_key_insert(struct ibpost_dev *dev, struct ibpost_mr *mr)
-{
-	struct rb_node **link = &dev->mrs_by_key.rb_node, *parent = NULL;
-
-	while (*link) {
-		parent = *link;
-		if (mr->key < rb_entry(parent, struct ibpost_mr, by_key)->key)
-			link = &parent->rb_left;
-		else
-			link = &parent->rb_right;
-	}
-	rb_link_node(&mr->by_key, parent, link);
-	rb_insert_color(&mr->by_key, &dev->mrs_by_key);
-}
-
-static struct ibpost_mr *ibpost_mr_by_key(struct ibpost_dev *dev, u32 key)
-{
-	struct rb_node *n = dev->mrs_by_key.rb_node;
-
-	while (n) {
-		struct ibpost_mr *mr = rb_entry(n, struct ibpost_mr, by_key);
-
-		if (key == mr->key)
-			return mr;
-		n = key < mr->key ? n->rb_left : n->rb_right;
-	}
-	return NULL;
+	r->mr = mr;
+	r->first = first;
+	r->last = last;
+	ibpost_mr_range_insert(r, &dev->mrs_by_addr);
 }
 
 /**
@@ -89,19 +50,28 @@ static struct ibpost_mr *ibpost_mr_by_key(struct ibpost_dev *dev, u32 key)
  * @mr: the MR, its DMA addresses and fast-registration MR final
  *
  * The MR is the newest: an SGE it shares with an older MR goes to the
- * older one.
+ * older one. A page MR's segment ends where the MR's highest address
+ * does (ibpost_mr_covers_segs()); a contiguous MR's range one past its
+ * end, where an SGE of length 0 may start (ibpost_mr_covers()).
  */
 void ibpost_mr_table_add(struct ibpost_dev *dev, struct ibpost_mr *mr)
 {
+	u32 i;
+
 	lockdep_assert_held(&dev->mr_lock);
 	mr->seq = ++dev->mr_seq;
 	list_add_tail(&mr->node, &dev->mrs);
-	if (ibpost_mr_addr_range(mr))
-		ibpost_mr_addr_insert(mr, &dev->mrs_by_addr);
-	if (mr->ibmr) {
-		mr->key = mr->ibmr->lkey;
-		ibpost_mr_key_insert(dev, mr);
+	for (i = 0; mr->segs && i < mr->nsegs; i++) {
+		struct ibpost_mr_seg *seg = &mr->segs[i];
+
+		ibpost_mr_range_add(dev, &seg->range, mr, seg->dma,
+				    min(seg->dma + seg->len, mr->dma_hi - 1));
 	}
+	if (!mr->segs)
+		ibpost_mr_range_add(dev, &mr->range, mr, mr->dma,
+				    mr->dma + mr->len);
+	/* Its own key's SGEs are found by the same addresses. */
+	WARN_ON_ONCE(mr->ibmr && (mr->segs || mr->ibmr->iova != mr->dma));
 }
 
 /**
@@ -111,51 +81,57 @@ void ibpost_mr_table_add(struct ibpost_dev *dev, struct ibpost_mr *mr)
  */
 void ibpost_mr_table_del(struct ibpost_dev *dev, struct ibpost_mr *mr)
 {
+	u32 i;
+
 	lockdep_assert_held(&dev->mr_lock);
+	if (list_empty(&mr->node))
+		return;
 	list_del_init(&mr->node);
-	if (!RB_EMPTY_NODE(&mr->by_addr)) {
-		ibpost_mr_addr_remove(mr, &dev->mrs_by_addr);
-		RB_CLEAR_NODE(&mr->by_addr);
-	}
-	if (!RB_EMPTY_NODE(&mr->by_key)) {
-		rb_erase(&mr->by_key, &dev->mrs_by_key);
-		RB_CLEAR_NODE(&mr->by_key);
-	}
+	for (i = 0; mr->segs && i < mr->nsegs; i++)
+		ibpost_mr_range_remove(&mr->segs[i].range, &dev->mrs_by_addr);
+	if (!mr->segs)
+		ibpost_mr_range_remove(&mr->range, &dev->mrs_by_addr);
 }
 
-/* Whether @mr may hold @sge now, for a WR that @forbid does not exclude. */
-static bool ibpost_mr_serves(const struct ibpost_mr *mr,
-			     const struct ib_sge *sge, u8 forbid)
+/*
+ * Whether @r's MR may hold @sge now, for a WR that @forbid does not
+ * exclude, @sge starting in @r: a page MR's segment by itself, under
+ * the MR's local key.
+ */
+static bool ibpost_mr_range_serves(const struct ibpost_mr_range *r,
+				   const struct ib_sge *sge, u8 forbid)
 {
-	return !mr->revoked && !(mr->dma_flags & forbid) &&
-	       ibpost_mr_covers(mr, sge);
+	const struct ibpost_mr *mr = r->mr;
+
+	if (mr->revoked || (mr->dma_flags & forbid))
+		return false;
+	if (r == &mr->range)
+		return ibpost_mr_covers(mr, sge);
+	return sge->lkey == mr->lkey &&
+	       ibpost_mr_seg_covers(container_of(r, struct ibpost_mr_seg,
+						 range), sge);
 }
 
 /*
  * The live MR of @dev that holds @sge, with a user counted, or NULL; an MR
  * with a @forbid flag is passed over (mapped the other way: another MR
  * over the same memory may serve), and refused if none does. Of several,
- * the oldest. An SGE under an MR's own key (its fast-registration MR's
- * lkey) is held by that MR alone: no other has that key.
+ * the oldest.
  * Only from __ibpost_mr_find(), under the queue's lock (asserted there).
  */
 struct ibpost_mr *ibpost_mr_lookup(struct ibpost_dev *dev,
 				   const struct ib_sge *sge, u8 forbid)
 {
-	struct ibpost_mr *mr, *found = NULL;
+	struct ibpost_mr *found = NULL;
+	struct ibpost_mr_range *r;
 	u64 addr = sge->addr;
 
 	spin_lock(&dev->mr_lock);
-	for (mr = ibpost_mr_addr_iter_first(&dev->mrs_by_addr, addr, addr); mr;
-	     mr = ibpost_mr_addr_iter_next(mr, addr, addr))
-		if ((!found || mr->seq < found->seq) &&
-		    ibpost_mr_serves(mr, sge, forbid))
-			found = mr;
-	if (!found) {
-		mr = ibpost_mr_by_key(dev, sge->lkey);
-		if (mr && ibpost_mr_serves(mr, sge, forbid))
-			found = mr;
-	}
+	for (r = ibpost_mr_range_iter_first(&dev->mrs_by_addr, addr, addr); r;
+	     r = ibpost_mr_range_iter_next(r, addr, addr))
+		if ((!found || r->mr->seq < found->seq) &&
+		    ibpost_mr_range_serves(r, sge, forbid))
+			found = r->mr;
 	if (found)
 		atomic_inc(&found->use.users);
 	spin_unlock(&dev->mr_lock);

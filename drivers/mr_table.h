@@ -14,6 +14,28 @@
 #include "ring.h"
 
 struct ibpost_dev;
+struct ibpost_mr;
+
+/**
+ * struct ibpost_mr_range - DMA addresses an SGE of an MR may start at
+ * @node: its node in the device's interval tree (dev->mrs_by_addr)
+ * @first: the first address
+ * @last: the last: one past the end of the memory (an SGE of length 0),
+ *        short of the MR's highest address for a page MR's segment
+ * @subtree_last: the interval tree's own
+ * @mr: the MR
+ *
+ * A contiguous MR has one (mr->range), a page MR one per DMA segment:
+ * a page MR's segments may lie far apart (rxe's and siw's DMA addresses
+ * are kernel addresses, a vmalloc buffer's pages anywhere), and one
+ * range from its lowest to its highest address would hold nearly every
+ * other MR.
+ */
+struct ibpost_mr_range {
+	struct rb_node node;
+	u64 first, last, subtree_last;
+	struct ibpost_mr *mr;
+};
 
 /**
  * struct ibpost_mr - a registered kernel buffer
@@ -22,13 +44,8 @@ struct ibpost_dev;
  * @node: entry in dev->mrs, in registration order
  * @seq: its place in that order (dev->mr_seq): of two MRs that hold an
  *       SGE, the lookup takes the older
- * @by_addr: entry in dev->mrs_by_addr, by the DMA addresses its local
- *           key reaches [@addr_first, @addr_last]; cleared when not in it
- * @addr_first: the first of those addresses
- * @addr_last: the last (an SGE of length 0 may start one past its end)
- * @addr_subtree_last: the interval tree's own
- * @by_key: entry in dev->mrs_by_key, by @key, for an MR with @ibmr
- * @key: @ibmr's lkey as listed
+ * @range: a contiguous MR's entry in dev->mrs_by_addr (a page MR's are
+ *         its segments')
  * @buf: the kernel virtual address registered
  * @len: its length
  * @dma: the DMA address of @buf
@@ -67,10 +84,7 @@ struct ibpost_mr {
 	struct ibpost_dev *dev;
 	struct list_head node;
 	u64 seq;
-	struct rb_node by_addr;
-	u64 addr_first, addr_last, addr_subtree_last;
-	struct rb_node by_key;
-	u32 key;
+	struct ibpost_mr_range range;
 	void *buf;
 	size_t len;
 	u64 dma;
@@ -115,12 +129,22 @@ enum ibpost_mr_map {
  * @dma: its DMA address
  * @off: the offset of its first byte in the MR
  * @len: its length
+ * @range: its entry in the device's interval tree
  */
 struct ibpost_mr_seg {
 	u64 dma;
 	u64 off;
 	u32 len;
+	struct ibpost_mr_range range;
 };
+
+/* Whether @sge, under a page MR's local key, lies inside @seg. */
+static inline bool ibpost_mr_seg_covers(const struct ibpost_mr_seg *seg,
+					const struct ib_sge *sge)
+{
+	return sge->addr >= seg->dma && sge->addr - seg->dma <= seg->len &&
+	       sge->length <= seg->len - (sge->addr - seg->dma);
+}
 
 static_assert(offsetof(struct ibpost_mr, use) == 0);
 

@@ -273,6 +273,8 @@ bool ibpost_test_iwarp(struct ibpost_dev *dev);
 /* Skip the case, with the reason in the log too (for 6.1's output). */
 __printf(2, 3) __noreturn void ibpost_test_skip(struct kunit *test,
 						const char *fmt, ...);
+/* ibpost_test_skip(), with @why, unless @cond; returns when @cond. */
+void ibpost_test_skip_unless(struct kunit *test, bool cond, const char *why);
 /* Skip the case, with @why, on an iWARP device. */
 void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 			 const char *why);

@@ -730,14 +730,17 @@ static struct lk_set *lk_set_new(struct kunit *test, struct ibpost_dev *dev,
 	return s;
 }
 
-/* Register [@off, @off + @len) of @s's buffer, mapped in @dir. */
+/*
+ * Register [@off, @off + @len) of @s's buffer, mapped in @dir: a page MR
+ * (ibpost_reg_page()) when @page or one way only.
+ */
 static struct ibpost_mr *lk_reg(struct kunit *test, struct lk_set *s,
 				size_t off, size_t len,
-				enum dma_data_direction dir)
+				enum dma_data_direction dir, bool page)
 {
 	struct ibpost_mr *mr;
 
-	if (dir == DMA_BIDIRECTIONAL)
+	if (dir == DMA_BIDIRECTIONAL && !page)
 		mr = ibpost_reg_msgs(s->dev, s->buf + off, len);
 	else
 		mr = ibpost_reg_page(s->dev, virt_to_page(s->buf),
@@ -745,6 +748,22 @@ static struct ibpost_mr *lk_reg(struct kunit *test, struct lk_set *s,
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	s->mr[s->n++] = mr;
 	return mr;
+}
+
+/*
+ * Overlapping MRs share SGEs only where mapping the same memory twice
+ * gives the same DMA address (rxe and siw: their DMA addresses are kernel
+ * addresses); behind an IOMMU each mapping has its own.
+ */
+static void lk_need_shared_dma(struct kunit *test, struct ibpost_mr *a,
+			       struct ibpost_mr *b, void *at)
+{
+	struct ib_sge x, y;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(a, at, 1, &x));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(b, at, 1, &y));
+	ibpost_test_skip_unless(test, x.addr == y.addr,
+				"each mapping has a DMA address of its own: no shared SGE");
 }
 
 /* Deregistering @mr of @s must fail while a receive uses it. */
@@ -765,20 +784,23 @@ static void lk_dereg_busy(struct kunit *test, struct lk_set *s,
  * receive into b's own buffer holds the queue's hit meanwhile.
  */
 static void lk_recv_pieces(struct kunit *test, struct ibpost_test_pair *p,
-			   struct lk_set *s, struct ibpost_mr *any)
+			   struct lk_set *s, struct ibpost_mr **piece)
 {
 	int k;
 
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(100), p->bbuf.buf,
 						  LK_LEN, p->bbuf.mr));
 	for (k = 0; k < LK_PIECES; k++) {
-		u8 *at = s->buf + (3 * k) % LK_PIECES * LK_PIECE + LK_OFF;
+		int i = (3 * k) % LK_PIECES;
+		u8 *at = s->buf + i * LK_PIECE + LK_OFF;
 		struct ib_recv_wr wr = {
 			.wr_id = (uintptr_t)CTX(k + 1), .num_sge = 1,
 		};
 		struct ib_sge sge;
 
-		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(any, at, LK_LEN, &sge));
+		/* The piece's address: the same in every MR that holds it. */
+		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(piece[i], at, LK_LEN,
+						       &sge));
 		wr.sg_list = &sge;
 		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv_list(p->b, &wr, NULL));
 	}
@@ -816,7 +838,8 @@ static void lk_deliver(struct kunit *test, struct ibpost_test_pair *p,
  * the oldest MR that may hold it: first an MR the device may only read
  * (receives pass over it), then each piece, then the whole buffer again:
  * every receive counts on its piece. Then a whole buffer registered
- * before its pieces takes every receive. A lookup that took any MR
+ * before its pieces (a page MR: the table holds its segment) takes every
+ * receive. A lookup that took any MR
  * holding the address (the tree yields the whole buffer's before a
  * piece's) counts them on the whole.
  */
@@ -829,15 +852,17 @@ static void ibpost_mr_lookup_oldest_of_overlapping(struct kunit *test)
 	struct ibpost_test_pair *p;
 	int i;
 
-	ro = lk_reg(test, s1, 0, LK_PIECES * LK_PIECE, DMA_TO_DEVICE);
+	ro = lk_reg(test, s1, 0, LK_PIECES * LK_PIECE, DMA_TO_DEVICE, true);
 	for (i = 0; i < LK_PIECES; i++)
 		piece[i] = lk_reg(test, s1, i * LK_PIECE, LK_PIECE,
-				  DMA_BIDIRECTIONAL);
-	whole = lk_reg(test, s1, 0, LK_PIECES * LK_PIECE, DMA_BIDIRECTIONAL);
+				  DMA_BIDIRECTIONAL, false);
+	whole = lk_reg(test, s1, 0, LK_PIECES * LK_PIECE, DMA_BIDIRECTIONAL,
+		       false);
+	lk_need_shared_dma(test, piece[1], whole, s1->buf + LK_PIECE);
 	/* After the MRs: the pair's QPs are destroyed before they are. */
 	p = ibpost_test_pair(test, NULL);
 
-	lk_recv_pieces(test, p, s1, whole);
+	lk_recv_pieces(test, p, s1, piece);
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(ro));
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(whole));
 	for (i = 0; i < LK_PIECES; i++)
@@ -848,11 +873,12 @@ static void ibpost_mr_lookup_oldest_of_overlapping(struct kunit *test)
 	for (i = 0; i < LK_PIECES; i++)
 		KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(piece[i]));
 
-	whole = lk_reg(test, s2, 0, LK_PIECES * LK_PIECE, DMA_BIDIRECTIONAL);
+	whole = lk_reg(test, s2, 0, LK_PIECES * LK_PIECE, DMA_BIDIRECTIONAL,
+		       true);
 	for (i = 0; i < LK_PIECES; i++)
 		piece[i] = lk_reg(test, s2, i * LK_PIECE, LK_PIECE,
-				  DMA_BIDIRECTIONAL);
-	lk_recv_pieces(test, p, s2, whole);
+				  DMA_BIDIRECTIONAL, false);
+	lk_recv_pieces(test, p, s2, piece);
 	KUNIT_EXPECT_EQ(test, LK_PIECES, ibpost_test_mr_users(whole));
 	for (i = 0; i < LK_PIECES; i++)
 		KUNIT_EXPECT_EQ_MSG(test, 0, ibpost_test_mr_users(piece[i]),

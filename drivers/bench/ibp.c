@@ -175,8 +175,9 @@ static void bench_ibp_teardown(struct bench_run *run)
  * in as many consecutive pieces. Out of line: its array on the stack
  * would cost every other seed row a frame and a stack canary.
  */
-static noinline int bench_ibp_seedv(struct bench_run *run, struct bench_side *s,
-			   struct bench_buf *src, int flags, void *ctx)
+static noinline int bench_ibp_seedv(struct bench_run *run,
+				    struct bench_side *s,
+				    struct bench_buf *src, int flags, void *ctx)
 {
 	struct ibpost_sge sgl[BENCH_MAX_SGES];
 	struct bench_buf *dst = &s->peer->dst;

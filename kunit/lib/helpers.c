@@ -294,6 +294,19 @@ __noreturn void ibpost_test_skip(struct kunit *test, const char *fmt, ...)
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_skip, IBPOST_TEST_NS);
 
+/*
+ * Not declared __noreturn, though it does not return when it skips: a
+ * caller's compiled code then never ends in the call, which objtool,
+ * not knowing another module's noreturn functions, would read as
+ * running on into the next function.
+ */
+void ibpost_test_skip_unless(struct kunit *test, bool cond, const char *why)
+{
+	if (!cond)
+		ibpost_test_skip(test, "%s", why);
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_skip_unless, IBPOST_TEST_NS);
+
 void ibpost_test_need_ib(struct kunit *test, struct ibpost_dev *dev,
 			 const char *why)
 {
