@@ -213,9 +213,7 @@ int ibpost_mr_add(struct ibpost_mr *mr, const char *caller)
 			goto out_unmap;
 	}
 	kref_get(&dev->ref);
-	spin_lock_bh(&dev->mr_lock);
 	ibpost_mr_table_add(dev, mr);
-	spin_unlock_bh(&dev->mr_lock);
 	mutex_unlock(&dev->qp_lock);
 	return 0;
 
@@ -278,9 +276,7 @@ static void ibpost_mr_destroy(struct ibpost_mr *mr)
 
 	mutex_lock(&dev->qp_lock);
 	/* Unlisted first: the table never holds a released MR. */
-	spin_lock_bh(&dev->mr_lock);
 	ibpost_mr_table_del(dev, mr);
-	spin_unlock_bh(&dev->mr_lock);
 	ibpost_mr_release(mr);
 	mutex_unlock(&dev->qp_lock);
 	ibpost_mr_free(mr);
@@ -737,8 +733,9 @@ void ibpost_dev_release_mrs(struct ibpost_dev *dev)
 	spin_lock_bh(&dev->mr_lock);
 	while ((mr = list_first_entry_or_null(&dev->mrs, struct ibpost_mr,
 					      node))) {
-		ibpost_mr_table_del(dev, mr);
 		spin_unlock_bh(&dev->mr_lock);
+		/* Under dev->qp_lock: no one else lists or unlists. */
+		ibpost_mr_table_del(dev, mr);
 		ibpost_mr_release(mr);
 		spin_lock_bh(&dev->mr_lock);
 	}

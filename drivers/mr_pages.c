@@ -15,14 +15,15 @@
  * pool is the way to one SGE for a long list).
  *
  * A chain's SGE is found in a page MR by its segments: the device's MR
- * table indexes each (mr_table.c); ibpost_mr_covers_segs() walks them for
- * the MR a queue already holds (its hit). The seed operations name their
- * MR and skip the search.
+ * table indexes each (mr_table.c); for the MR a queue already holds (its
+ * hit), ibpost_mr_covers_segs() searches them in DMA address order. The
+ * seed operations name their MR and skip the search.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -61,6 +62,41 @@ static bool ibpost_mr_set_dir(struct ibpost_mr *mr,
 	return true;
 }
 
+static int ibpost_seg_dma_cmp(const void *a, const void *b, const void *priv)
+{
+	const struct ibpost_mr_seg *segs = priv;
+	u64 x = segs[*(const u32 *)a].dma, y = segs[*(const u32 *)b].dma;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Order @mr's segments by DMA address (mr->seg_by_dma) when no two
+ * overlap, so that whether an SGE lies in the MR is a binary search
+ * (ibpost_mr_covers_segs()); left NULL, for a walk of the segments,
+ * when two do or the memory is short.
+ */
+static void ibpost_mr_order_segs(struct ibpost_mr *mr)
+{
+	u32 i, *o;
+
+	o = kvmalloc_array(mr->nsegs, sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return;
+	for (i = 0; i < mr->nsegs; i++)
+		o[i] = i;
+	sort_r(o, mr->nsegs, sizeof(*o), ibpost_seg_dma_cmp, NULL, mr->segs);
+	for (i = 1; i < mr->nsegs; i++) {
+		const struct ibpost_mr_seg *a = &mr->segs[o[i - 1]];
+
+		if (a->dma + a->len > mr->segs[o[i]].dma) {
+			kvfree(o);
+			return;
+		}
+	}
+	mr->seg_by_dma = o;
+}
+
 /* Describe the first @n DMA entries of @sgl as @mr's segments. */
 static int ibpost_mr_fill_segs(struct ibpost_mr *mr, struct scatterlist *sgl,
 			       unsigned int n)
@@ -90,7 +126,10 @@ static int ibpost_mr_fill_segs(struct ibpost_mr *mr, struct scatterlist *sgl,
 		mr->dma_hi = max(mr->dma_hi, seg->dma + seg->len);
 	}
 	mr->len = off;
-	return mr->nsegs ? 0 : -EINVAL;
+	if (!mr->nsegs)
+		return -EINVAL;
+	ibpost_mr_order_segs(mr);
+	return 0;
 }
 
 /**
@@ -109,6 +148,8 @@ void ibpost_mr_free_segs(struct ibpost_mr *mr)
 {
 	kvfree(mr->segs);
 	mr->segs = NULL;
+	kvfree(mr->seg_by_dma);
+	mr->seg_by_dma = NULL;
 	if (mr->sgt == &mr->own_sgt)
 		sg_free_table(&mr->own_sgt);
 	mr->sgt = NULL;
@@ -207,16 +248,34 @@ int ibpost_mr_sge_segs(const struct ibpost_mr *mr, const void *addr,
 	return ibpost_mr_va_sgl(mr, addr, length, sge, 1) == 1 ? 0 : -EINVAL;
 }
 
-/* Whether @sge lies inside one of @mr's segments, under its lkey. */
+/*
+ * Whether @sge lies inside one of @mr's segments, under its lkey: the
+ * one starting last at or below its address, where no two segments
+ * overlap (touching ones may: an SGE inside one lies in no other).
+ */
 bool ibpost_mr_covers_segs(const struct ibpost_mr *mr,
 			   const struct ib_sge *sge)
 {
-	u32 i;
+	const u32 *o = mr->seg_by_dma;
+	u32 i, lo, hi;
 
-	/* Most SGEs are in another MR: one test rejects them. */
 	if (sge->lkey != mr->lkey || sge->addr < mr->dma_lo ||
 	    sge->addr >= mr->dma_hi)
 		return false;
+	if (likely(o)) {
+		/* The segment starting last at or below the address. */
+		lo = 0;
+		hi = mr->nsegs - 1;
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo + 1) / 2;
+
+			if (mr->segs[o[mid]].dma <= sge->addr)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		return ibpost_mr_seg_covers(&mr->segs[o[lo]], sge);
+	}
 	for (i = 0; i < mr->nsegs; i++)
 		if (ibpost_mr_seg_covers(&mr->segs[i], sge))
 			return true;

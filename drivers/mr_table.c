@@ -27,6 +27,12 @@
 #include "qp_core.h"
 #include "srq.h"
 
+/*
+ * Ranges (un)indexed per hold of dev->mr_lock: a page MR of a large
+ * vmalloc buffer has one per page where DMA addresses are kernel ones.
+ */
+#define IBPOST_MR_RANGES_PER_LOCK	256
+
 #define IBPOST_MR_RANGE_FIRST(r)	((r)->first)
 #define IBPOST_MR_RANGE_LAST(r)		((r)->last)
 
@@ -44,53 +50,81 @@ static void ibpost_mr_range_add(struct ibpost_dev *dev,
 	ibpost_mr_range_insert(r, &dev->mrs_by_addr);
 }
 
+/*
+ * Let go of dev->mr_lock between batches of @i ranges (un)indexed, the MR
+ * revoked or its device's QPs gone: no post uses it meanwhile.
+ */
+static void ibpost_mr_table_breathe(struct ibpost_dev *dev, u32 i)
+{
+	if (i % IBPOST_MR_RANGES_PER_LOCK)
+		return;
+	spin_unlock_bh(&dev->mr_lock);
+	cond_resched();
+	spin_lock_bh(&dev->mr_lock);
+}
+
 /**
  * ibpost_mr_table_add - list and index a mapped MR on its device
- * @dev: the device, its mr_lock held
- * @mr: the MR, its DMA addresses and fast-registration MR final
+ * @dev: the device, its qp_lock held (every change of the table holds it)
+ * @mr: the MR, revoked, its DMA addresses and fast-registration MR final
  *
  * The MR is the newest: an SGE it shares with an older MR goes to the
  * older one. A page MR's segment ends where the MR's highest address
  * does (ibpost_mr_covers_segs()); a contiguous MR's range one past its
- * end, where an SGE of length 0 may start (ibpost_mr_covers()).
+ * end, where an SGE of length 0 may start (ibpost_mr_covers()). A page
+ * MR's segments go in by batches (ibpost_mr_table_breathe()).
+ *
+ * Context: Process context; takes dev->mr_lock.
  */
 void ibpost_mr_table_add(struct ibpost_dev *dev, struct ibpost_mr *mr)
 {
 	u32 i;
 
-	lockdep_assert_held(&dev->mr_lock);
+	lockdep_assert_held(&dev->qp_lock);
+	/* Its own key's SGEs are found by the same addresses. */
+	WARN_ON_ONCE(mr->ibmr && (mr->segs || mr->ibmr->iova != mr->dma));
+	WARN_ON_ONCE(!mr->revoked);
+	spin_lock_bh(&dev->mr_lock);
 	mr->seq = ++dev->mr_seq;
 	list_add_tail(&mr->node, &dev->mrs);
+	if (!mr->segs)
+		ibpost_mr_range_add(dev, &mr->range, mr, mr->dma,
+				    mr->dma + mr->len);
 	for (i = 0; mr->segs && i < mr->nsegs; i++) {
 		struct ibpost_mr_seg *seg = &mr->segs[i];
 
 		ibpost_mr_range_add(dev, &seg->range, mr, seg->dma,
 				    min(seg->dma + seg->len, mr->dma_hi - 1));
+		ibpost_mr_table_breathe(dev, i + 1);
 	}
-	if (!mr->segs)
-		ibpost_mr_range_add(dev, &mr->range, mr, mr->dma,
-				    mr->dma + mr->len);
-	/* Its own key's SGEs are found by the same addresses. */
-	WARN_ON_ONCE(mr->ibmr && (mr->segs || mr->ibmr->iova != mr->dma));
+	spin_unlock_bh(&dev->mr_lock);
 }
 
 /**
  * ibpost_mr_table_del - unlist an MR (once or more)
- * @dev: the device, its mr_lock held
- * @mr: the MR: no lookup finds it any more
+ * @dev: the device, its qp_lock held
+ * @mr: the MR, revoked or its device's QPs gone: no lookup finds it any
+ *      more
+ *
+ * Context: Process context; takes dev->mr_lock.
  */
 void ibpost_mr_table_del(struct ibpost_dev *dev, struct ibpost_mr *mr)
 {
 	u32 i;
 
-	lockdep_assert_held(&dev->mr_lock);
-	if (list_empty(&mr->node))
-		return;
-	list_del_init(&mr->node);
-	for (i = 0; mr->segs && i < mr->nsegs; i++)
-		ibpost_mr_range_remove(&mr->segs[i].range, &dev->mrs_by_addr);
-	if (!mr->segs)
-		ibpost_mr_range_remove(&mr->range, &dev->mrs_by_addr);
+	lockdep_assert_held(&dev->qp_lock);
+	spin_lock_bh(&dev->mr_lock);
+	if (!list_empty(&mr->node)) {
+		list_del_init(&mr->node);
+		if (!mr->segs)
+			ibpost_mr_range_remove(&mr->range, &dev->mrs_by_addr);
+		for (i = 0; mr->segs && i < mr->nsegs; i++) {
+			ibpost_mr_range_remove(&mr->segs[i].range,
+					       &dev->mrs_by_addr);
+			ibpost_mr_table_breathe(dev, i + 1);
+		}
+	}
+	spin_unlock_bh(&dev->mr_lock);
 }
 
 /*

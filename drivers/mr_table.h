@@ -72,6 +72,8 @@ struct ibpost_mr_range {
  * @segs: a page MR's DMA segments in byte order (mr_pages.c); NULL for
  *        one contiguous buffer (@dma, @len)
  * @nsegs: entries in @segs
+ * @seg_by_dma: @segs' indexes in DMA address order, where no two overlap
+ *              (a binary search finds an SGE's); NULL: walked in order
  * @dma_lo: a page MR's lowest DMA address
  * @dma_hi: the end of its highest segment
  * @sgt: a page MR's table as mapped: the consumer's (ibpost_reg_sgt()) or
@@ -103,6 +105,7 @@ struct ibpost_mr {
 	u8 map;
 	struct ibpost_mr_seg *segs;
 	u32 nsegs;
+	u32 *seg_by_dma;
 	u64 dma_lo, dma_hi;
 	struct sg_table *sgt;
 	struct sg_table own_sgt;

@@ -686,6 +686,130 @@ static void ibpost_mr_hit_counts_every_sge(struct kunit *test)
 }
 
 /*
+ * A vmalloc buffer registered as a table of one entry per page (no two
+ * merged), freed at the test's exit.
+ */
+struct pg_vm {
+	u8 *buf;
+	struct ibpost_mr *mr;
+};
+
+static void pg_vm_free(void *data)
+{
+	struct pg_vm *v = data;
+
+	/* After the pair's QPs: nothing uses it any more. */
+	if (v->mr && WARN_ON(ibpost_dereg_mr(v->mr)))
+		return;
+	vfree(v->buf);
+}
+
+#define PG_PAGES	300	/* more than a batch of the table's ranges */
+#define PG_BATCH	256	/* mr_table.c: IBPOST_MR_RANGES_PER_LOCK */
+
+/*
+ * b receives 64 bytes at byte 128 of each page of @pages in @v's buffer
+ * (after one into its own buffer when @hold, which keeps the queue's hit
+ * meanwhile), from a's SENDs; each lands where its SGE said.
+ */
+static void pg_recv(struct kunit *test, struct ibpost_test_pair *p,
+		    struct pg_vm *v, const u32 *pages, int n, bool hold,
+		    int users)
+{
+	u8 *src = p->abuf.buf;
+	struct ibpost_comp comp;
+	int k, first = hold ? -1 : 0;
+
+	if (hold)
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(100),
+							  p->bbuf.buf, 64,
+							  p->bbuf.mr));
+	for (k = 0; k < n; k++) {
+		struct ib_recv_wr wr = { .wr_id = k + 1, .num_sge = 1 };
+		struct ib_sge sge;
+
+		KUNIT_ASSERT_EQ(test, 1,
+				ibpost_mr_sgl(v->mr, pages[k] * PAGE_SIZE + 128,
+					      64, &sge, 1));
+		wr.sg_list = &sge;
+		KUNIT_ASSERT_EQ_MSG(test, 0,
+				    ibpost_post_recv_list(p->b, &wr, NULL),
+				    "a receive into page %u", pages[k]);
+	}
+	KUNIT_EXPECT_EQ(test, users, ibpost_test_mr_users(v->mr));
+	ibpost_test_fill(src, (n + 1) * 64, pages[0]);
+	for (k = first; k < n; k++) {
+		u8 *msg = src + (k + 1) * 64;
+
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send(p->a, CTX(200), msg,
+							  64, p->abuf.mr,
+							  IB_SEND_SIGNALED));
+		ibpost_test_send_ok(test, p->a, CTX(200));
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		if (k < 0)
+			continue;
+		KUNIT_EXPECT_PTR_EQ(test, CTX(k + 1), comp.context);
+		KUNIT_EXPECT_EQ_MSG(test, 0,
+				    memcmp(v->buf + pages[k] * PAGE_SIZE + 128,
+					   msg, 64),
+				    "page %u", pages[k]);
+	}
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(v->mr));
+}
+
+/*
+ * A page MR's SGEs are found by their segment, in the device's table
+ * (its segments indexed in batches: the last pages of a buffer larger
+ * than one batch too), and in the queue's hit (a search of its segments
+ * in DMA address order): receives into pages in no order, first while
+ * the hit holds another MR (each counts a user of its own), then with
+ * the page MR as the hit (all counted in it: one user).
+ */
+static void ibpost_mr_page_mr_segments_found(struct kunit *test)
+{
+	static const u32 spread[] = { 299, 7, 256, 0, 150 };
+	static const u32 in_hit[] = { 3, 299, 7, 256, 0 };
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct pg_vm *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	struct ib_sge *all = kunit_kcalloc(test, PG_PAGES, sizeof(*all),
+					   GFP_KERNEL);
+	struct ibpost_test_pair *p;
+	struct scatterlist *sg;
+	struct sg_table sgt;
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_NOT_NULL(test, all);
+	v->buf = vmalloc(PG_PAGES * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, v->buf);
+	ibpost_test_defer(test, pg_vm_free, v);
+	ibpost_test_fill(v->buf, PG_PAGES * PAGE_SIZE, 0x77);
+	KUNIT_ASSERT_EQ(test, 0, sg_alloc_table(&sgt, PG_PAGES, GFP_KERNEL));
+	for_each_sg(sgt.sgl, sg, PG_PAGES, i)
+		sg_set_page(sg, vmalloc_to_page(v->buf + i * PAGE_SIZE),
+			    PAGE_SIZE, 0);
+	/* ibpost maps a copy: the table is the test's to free. */
+	v->mr = ibpost_reg_sgt(dev, &sgt, DMA_BIDIRECTIONAL);
+	sg_free_table(&sgt);
+	if (IS_ERR(v->mr)) {
+		int err = PTR_ERR(v->mr);
+
+		v->mr = NULL;
+		KUNIT_ASSERT_EQ(test, 0, err);
+	}
+	/* One SGE per DMA segment: more segments than a batch of ranges? */
+	n = ibpost_mr_sgl(v->mr, 0, PG_PAGES * PAGE_SIZE, all, PG_PAGES);
+	ibpost_test_skip_unless(test, n > PG_BATCH,
+				"the mapping merged the pages: no more segments than a batch");
+	p = ibpost_test_pair(test, NULL);
+
+	pg_recv(test, p, v, spread, ARRAY_SIZE(spread), true,
+		ARRAY_SIZE(spread));
+	pg_recv(test, p, v, in_hit, ARRAY_SIZE(in_hit), false, 1);
+}
+
+/*
  * The device's MR table: where MRs overlap, an SGE goes to the oldest
  * that may hold it. A set is one buffer of LK_PIECES pieces registered
  * whole and piece by piece, in the order a test chooses.
@@ -895,6 +1019,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
 	KUNIT_CASE(ibpost_mr_lookup_oldest_of_overlapping),
 	KUNIT_CASE(ibpost_mr_hit_counts_every_sge),
+	KUNIT_CASE(ibpost_mr_page_mr_segments_found),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
 	KUNIT_CASE(ibpost_reg_write_window_is_exact),
