@@ -489,6 +489,19 @@ static inline void bench_ctx_sent(struct bench_side *s, u32 n, u32 sig)
 		atomic_add(sig, &s->ctxs.sent_sig);
 }
 
+/*
+ * Piece @i of the run->cfg->sges a WR's source is cut in (sges=): its
+ * offset in the source; *@len its length, the last piece taking what the
+ * others leave. The chained modes' SGEs and the seed mode's alike.
+ */
+static inline u32 bench_piece(const struct bench_run *run, u32 i, u32 *len)
+{
+	u32 n = run->cfg->sges, each = run->size / n;
+
+	*len = i + 1 < n ? each : run->size - i * each;
+	return i * each;
+}
+
 /**
  * struct bench_until - what a spin (bench_spin()) waits for
  * @byte: the last byte of a buffer, to become @seq; or NULL

@@ -38,17 +38,17 @@
 /**
  * bench_sges - cut a buffer's SGE in run->cfg->sges consecutive pieces
  * @run: the run (cfg->sges <= cfg->size, checked with the command)
- * @whole: the buffer's one SGE
- * @sge: the pieces, in order, the last taking what the others leave
+ * @whole: the buffer's one SGE, run->size bytes
+ * @sge: the pieces, in order (bench_piece())
  */
 void bench_sges(const struct bench_run *run, const struct ib_sge *whole,
 		struct ib_sge *sge)
 {
-	u32 n = run->cfg->sges, len = whole->length / n, i;
+	u32 i;
 
-	for (i = 0; i < n; i++) {
-		sge[i].addr = whole->addr + i * len;
-		sge[i].length = i + 1 < n ? len : whole->length - i * len;
+	for (i = 0; i < run->cfg->sges; i++) {
+		sge[i].addr = whole->addr +
+			      bench_piece(run, i, &sge[i].length);
 		sge[i].lkey = whole->lkey;
 	}
 }

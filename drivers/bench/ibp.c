@@ -181,11 +181,11 @@ static noinline int bench_ibp_seedv(struct bench_run *run,
 {
 	struct ibpost_sge sgl[BENCH_MAX_SGES];
 	struct bench_buf *dst = &s->peer->dst;
-	u32 n = run->cfg->sges, len = run->size / n, i;
+	u32 n = run->cfg->sges, i;
 
 	for (i = 0; i < n; i++) {
-		sgl[i].addr = (char *)src->cpu + i * len;
-		sgl[i].length = i + 1 < n ? len : run->size - i * len;
+		sgl[i].addr = (char *)src->cpu +
+			      bench_piece(run, i, &sgl[i].length);
 		sgl[i].mr = src->imr;
 	}
 	switch (run->opcode) {
