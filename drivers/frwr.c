@@ -536,6 +536,7 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 		struct ibpost_frwr *ent = list_first_entry(&pool->pending,
 							   struct ibpost_frwr,
 							   node);
+		union ibpost_send_copy *stage;
 		struct ibpost_slot *slot;
 
 		ibpost_frwr_unpend(ent);
@@ -548,9 +549,10 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 		slot->nuse = 0;
 		slot->nhit = 0;
 		slot->ndma = 0;
-		ibpost_ring_stage_send(p, slot, &ent->reg.wr, sizeof(ent->reg));
+		stage = ibpost_ring_stage_send(p, slot, &ent->reg.wr,
+					       sizeof(ent->reg));
 		q->stage_wr[p->n - p->off] = wr;
-		ibpost_ring_link_send(p, slot, NULL);
+		ibpost_ring_link_send(p, slot, stage, NULL);
 		p->n++;
 	}
 	memcpy(ibpost_slot_uses(q, ibpost_slot_next(q)), uses,
@@ -842,8 +844,10 @@ static int ibpost_frwr_post_inv(struct ibpost_qp *qp, struct ibpost_frwr *ent,
 	slot->nuse = 0;
 	slot->nhit = 0;
 	slot->ndma = 0;
-	ibpost_ring_stage_send(&p, slot, &ent->inv, sizeof(ent->inv));
-	ibpost_ring_link_send(&p, slot, NULL);
+	ibpost_ring_link_send(&p, slot,
+			      ibpost_ring_stage_send(&p, slot, &ent->inv,
+						     sizeof(ent->inv)),
+			      NULL);
 	p.n = 1;
 	return ibpost_ring_post_end(&p, NULL);
 }

@@ -573,8 +573,10 @@ int ibpost_test_ring_post_send(struct ibpost_queue *q,
 		}
 		slot = ibpost_ring_send_claim(q, cur, NULL, false, used, p.n,
 					      ibpost_queue_room(q));
-		ibpost_ring_stage_send(&p, slot, cur, sizeof(*cur));
-		ibpost_ring_link_send(&p, slot, prefix ? prefix[p.n] : NULL);
+		ibpost_ring_link_send(&p, slot,
+				      ibpost_ring_stage_send(&p, slot, cur,
+							     sizeof(*cur)),
+				      prefix ? prefix[p.n] : NULL);
 		next = cur->next;
 		p.n++;
 		ibpost_ring_post_staged(&p, next);

@@ -296,6 +296,65 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 	return __ibpost_mr_pin_hit(q, mr, hit);
 }
 
+/**
+ * struct ibpost_hit_snap - a post loop's copy of its queue's hit
+ * @hit: the hit it was taken of, or NULL: none (the hit had no users, or
+ *       is a page MR)
+ * @base: the DMA address the hit's MR starts at under @lkey
+ * @len: the MR's length
+ * @lkey: its local key
+ *
+ * A chain's WRs mostly gather from the one MR that is the queue's hit:
+ * the loop tests each one-SGE WR against this copy, kept with its own
+ * locals, rather than through the queue's hit pointer and the MR (the
+ * loop's stores to slots and stage could alias both: each WR read them
+ * again). Taken again after a WR that went the full way when q->hit is
+ * not @hit (only that way can q->hit change under the loop), and
+ * dropped where the loop lets one of the hit's SGEs go (an iWARP READ's
+ * sink). An MR's key, DMA address and length never change while it has
+ * users, and q->hit_users is read with the copy: a copy of a hit that
+ * has since lost its users serves nothing.
+ */
+struct ibpost_hit_snap {
+	const struct ibpost_ring_use *hit;
+	u64 base;
+	u64 len;
+	u32 lkey;
+};
+
+/* Take @s from @q's hit, q->lock held. */
+static inline void ibpost_hit_snap_take(struct ibpost_hit_snap *s,
+					const struct ibpost_queue *q)
+{
+	const struct ibpost_mr *mr;
+
+	lockdep_assert_held(&q->lock);
+	s->hit = NULL;
+	if (!q->hit_users)
+		return;
+	mr = ibpost_use_mr(q->hit);
+	if (mr->segs)
+		return;
+	s->base = mr->dma;
+	s->len = mr->len;
+	s->lkey = mr->lkey;
+	s->hit = q->hit;
+}
+
+/*
+ * Whether @sge lies in @q's hit by its copy @s (as ibpost_mr_covers() under
+ * the MR's own key; one under its fast-registration key goes the full way).
+ */
+static __always_inline bool ibpost_hit_snap_covers(const struct ibpost_queue *q,
+						   const struct ibpost_hit_snap *s,
+						   const struct ib_sge *sge)
+{
+	u64 off = sge->addr - s->base;
+
+	return s->hit && q->hit_users && sge->lkey == s->lkey &&
+	       off <= s->len && sge->length <= s->len - off;
+}
+
 /* mr_table.c */
 void ibpost_mr_table_add(struct ibpost_dev *dev, struct ibpost_mr *mr);
 void ibpost_mr_table_del(struct ibpost_dev *dev, struct ibpost_mr *mr);

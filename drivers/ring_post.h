@@ -350,27 +350,28 @@ ibpost_ring_stage_send(struct ibpost_ring_post *p, struct ibpost_slot *slot,
 }
 
 /*
- * Chain the copy ibpost_ring_stage_send() staged for @slot behind the
- * batch's last, with the client's @prefix WR (or NULL) before it: the
- * slot is then prefixed (struct ibpost_ring_ops).
+ * Chain the copy @stage, which ibpost_ring_stage_send() staged for @slot,
+ * behind the batch's last, with the client's @prefix WR (or NULL) before
+ * it: the slot is then prefixed (struct ibpost_ring_ops).
  * Forced inline: the staging group (see the head of post.c).
  */
 static __always_inline void ibpost_ring_link_send(struct ibpost_ring_post *p,
 						  struct ibpost_slot *slot,
+						  union ibpost_send_copy *stage,
 						  struct ib_send_wr *prefix)
 {
 	struct ibpost_queue *q = p->q;
 	u32 i = p->n - p->off;
-	struct ib_send_wr *copy = &q->stage.send[i].send;
+	struct ib_send_wr *copy = &stage->send;
 
 	if (unlikely(prefix)) {
 		q->stage_prefix[i] = prefix;
 		prefix->next = copy;
 		slot->prefixed = true;
 	}
+	/* @stage is the stage's @i-th: the one before it is the batch's last. */
 	if (i)
-		q->stage.send[i - 1].send.next = slot->prefixed ?
-						 q->stage_prefix[i] : copy;
+		stage[-1].send.next = prefix ?: copy;
 	else
 		p->head = prefix ?: copy;
 }

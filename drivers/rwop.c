@@ -429,8 +429,10 @@ static struct ibpost_slot *ibpost_rwop_stage(struct ibpost_ring_post *p,
 	slot->nuse = 0;
 	slot->nhit = 0;
 	slot->ndma = 0;
-	ibpost_ring_stage_send(p, slot, wr, ibpost_rwop_wr_size(wr));
-	ibpost_ring_link_send(p, slot, NULL);
+	ibpost_ring_link_send(p, slot,
+			      ibpost_ring_stage_send(p, slot, wr,
+						     ibpost_rwop_wr_size(wr)),
+			      NULL);
 	p->n++;
 	return slot;
 }

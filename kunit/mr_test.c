@@ -1011,6 +1011,90 @@ static void ibpost_mr_lookup_oldest_of_overlapping(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(whole));
 }
 
+/*
+ * Inside a chain the loop tests each WR against its own copy of the
+ * queue's hit: a receive chain over m1 (the hit, from its first WR), m2
+ * (counted on its own, the hit kept) and m1 again is queued up to the WR
+ * one byte beyond m1's end, refused there with -EINVAL and nothing of it
+ * counted; a send chain whose WRs all gather from one buffer fills the
+ * receives. Every byte lands where its SGE put it, the rest of m1 and m2
+ * untouched, and neither MR keeps a user once the receives are done.
+ */
+static void ibpost_mr_chain_hit_copy(struct kunit *test)
+{
+	/* Receive k: buffer (1: m1, 2: m2), offset, length. */
+	static const u32 rx[][3] = {
+		{ 1, 0, 32 }, { 2, 0, 32 }, { 1, 32, 32 }, { 1, 96, 32 },
+		{ 1, 240, 17 },
+	};
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *m[2] = { ibpost_test_buf_new(test, dev, 256),
+					 ibpost_test_buf_new(test, dev, 64) };
+	u8 *want[2] = { kunit_kmalloc(test, 256, GFP_KERNEL),
+			kunit_kmalloc(test, 64, GFP_KERNEL) };
+	struct ib_rdma_wr swr[4] = {};
+	struct ib_recv_wr rwr[5] = {};
+	struct ib_sge ssge[4], rsge[5];
+	const struct ib_recv_wr *rbad = NULL;
+	const struct ib_send_wr *sbad = NULL;
+	struct ibpost_test_pair *p;
+	struct ibpost_comp comp;
+	u8 *src;
+	int k;
+
+	KUNIT_ASSERT_NOT_NULL(test, want[0]);
+	KUNIT_ASSERT_NOT_NULL(test, want[1]);
+	p = ibpost_test_pair(test, NULL);
+	src = p->abuf.buf;
+	ibpost_test_fill(m[0]->buf, 256, 0x61);
+	ibpost_test_fill(m[1]->buf, 64, 0x62);
+	ibpost_test_fill(src, 4 * 32, 0x63);
+	memcpy(want[0], m[0]->buf, 256);
+	memcpy(want[1], m[1]->buf, 64);
+	for (k = 0; k < 5; k++) {
+		struct ibpost_test_buf *b = m[rx[k][0] - 1];
+
+		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(b->mr, b->buf, 1,
+						       &rsge[k]));
+		rsge[k].addr += rx[k][1];
+		rsge[k].length = rx[k][2];
+		rwr[k].wr_id = (uintptr_t)CTX(k + 1);
+		rwr[k].sg_list = &rsge[k];
+		rwr[k].num_sge = 1;
+		rwr[k].next = k < 4 ? &rwr[k + 1] : NULL;
+	}
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ibpost_post_recv_list(p->b, rwr, &rbad));
+	KUNIT_EXPECT_PTR_EQ(test, rbad, &rwr[4]);
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m[0]->mr));
+	KUNIT_EXPECT_EQ(test, 1, ibpost_test_mr_users(m[1]->mr));
+
+	for (k = 0; k < 4; k++) {
+		KUNIT_ASSERT_EQ(test, 0, ibpost_mr_sge(p->abuf.mr, src + 32 * k,
+						       32, &ssge[k]));
+		swr[k].wr.wr_id = 10 + k;
+		swr[k].wr.opcode = IB_WR_SEND;
+		swr[k].wr.send_flags = IB_SEND_SIGNALED;
+		swr[k].wr.sg_list = &ssge[k];
+		swr[k].wr.num_sge = 1;
+		swr[k].wr.next = k < 3 ? &swr[k + 1].wr : NULL;
+		memcpy(want[rx[k][0] - 1] + rx[k][1], src + 32 * k, 32);
+	}
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &swr[0].wr,
+						       &sbad));
+	for (k = 0; k < 4; k++) {
+		ibpost_test_send_ok(test, p->a, CTX(10 + k));
+		ibpost_test_recv_comp(test, p->b, &comp);
+		KUNIT_EXPECT_PTR_EQ(test, CTX(k + 1), comp.context);
+		KUNIT_EXPECT_EQ(test, IB_WC_SUCCESS, comp.status);
+		KUNIT_EXPECT_EQ(test, 32, comp.byte_len);
+	}
+	KUNIT_EXPECT_EQ(test, 0, memcmp(m[0]->buf, want[0], 256));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(m[1]->buf, want[1], 64));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m[0]->mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m[1]->mr));
+}
+
 static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
@@ -1019,6 +1103,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
 	KUNIT_CASE(ibpost_mr_lookup_oldest_of_overlapping),
 	KUNIT_CASE(ibpost_mr_hit_counts_every_sge),
+	KUNIT_CASE(ibpost_mr_chain_hit_copy),
 	KUNIT_CASE(ibpost_mr_page_mr_segments_found),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
