@@ -77,10 +77,11 @@ run() {		# one command to the bench module; prints its result
 
 if [ "$SMOKE" = 1 ]; then
 	LAT_ITERS=100 LAT_WARMUP=10 POST_ITERS=256 MEM_COUNT=4
-	CALIB_ITERS=100 SCALE_PAIRS="1 8" ROT_MRS=16
+	CALIB_ITERS=100 SCALE_PAIRS="1 8" SHARED_PAIRS=2 ROT_MRS=16
 else
 	LAT_ITERS=5000 LAT_WARMUP=500 POST_ITERS=20000 MEM_COUNT=32
-	CALIB_ITERS=2000 SCALE_PAIRS="1 8 64" ROT_MRS="2 16 1000"
+	CALIB_ITERS=2000 SCALE_PAIRS="1 8 64" SHARED_PAIRS="32 512"
+	ROT_MRS="2 16 1000"
 fi
 
 iters() {	# WRs per row: about the same time for every size, and a
@@ -209,8 +210,11 @@ lat_rows() {
 
 # Aggregate WRITE bandwidth of 1, 8 and 64 pairs posting at once, one
 # posting thread per CPU (a pair belongs to one thread, as a ULP's QP to
-# one CPU), and of one and two threads on one QP. iters counts the WRs of
-# all pairs together; queues of 64 WRs keep 64 pairs' memory modest.
+# one CPU), and of one and two threads on one QP; then of 64 and 1,024
+# QPs (32 and 512 pairs) whose CQs are shared ones from ib_core's pool, as
+# a ULP with a QP per CPU per target takes them. iters counts the WRs of
+# all pairs together (for the shared rows at least 128 per pair); queues
+# of 64 WRs keep the pairs' memory modest.
 scale_rows() {
 	t=$((NCPU > 8 ? 8 : NCPU))
 	for size in 64 65536; do
@@ -229,6 +233,16 @@ scale_rows() {
 						run "mode=$m $a"
 					done
 				done
+			done
+		done
+	done
+	for pairs in $SHARED_PAIRS; do
+		n=$(iters 64)
+		[ $((pairs * 128)) -gt "$n" ] && n=$((pairs * 128))
+		for chain in 1 8; do
+			a="op=write size=64 pairs=$pairs threads=$t shared_cq=1 chain=$chain signal=16 depth=64 iters=$n warmup=$((n / 10))"
+			for m in $(order scale-raw scale-chain); do
+				run "mode=$m $a"
 			done
 		done
 	done

@@ -24,7 +24,7 @@
 #define BENCH_MAX_ITERS		10000000
 #define BENCH_MAX_SIGNAL	1024
 #define BENCH_MAX_DEPTH		4096
-#define BENCH_MAX_PAIRS		64
+#define BENCH_MAX_PAIRS		512	/* 1,024 QPs */
 #define BENCH_MAX_THREADS	8
 #define BENCH_MAX_COUNT		256
 #define BENCH_MAX_MRS		1024
@@ -120,6 +120,9 @@ enum bench_op {
  *       (IB_SEND_INLINE, from the buffer's kernel address)
  * @sges: bandwidth: SGEs per WR, the source cut in that many consecutive
  *        pieces of one buffer (default 1)
+ * @shared_cq: scaling: every QP's CQs from ib_core's CQ pool, shared with
+ *             the other pairs' QPs (raw: ib_cq_pool_get(); ibpost: the
+ *             QP's shared_cq), any completion vector
  * @obj: memory: enum bench_obj
  */
 struct bench_cfg {
@@ -140,6 +143,7 @@ struct bench_cfg {
 	u32 mrs;
 	u32 inl;
 	u32 sges;
+	u32 shared_cq;
 	enum bench_obj obj;
 };
 

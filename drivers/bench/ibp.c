@@ -75,6 +75,8 @@ static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
 		.max_inline_data = run->cfg->inl ? run->size : 0,
 		.signal_interval = run->signal,
 		.poll_ctx = run->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ,
+		.shared_cq = run->cfg->shared_cq,
+		.comp_vector = run->cfg->shared_cq ? IBPOST_COMP_VECTOR_ANY : 0,
 		.send_done = bench_ibp_send_done,
 		.recv_done = bench_ibp_recv_done,
 		.priv = s,

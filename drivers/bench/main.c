@@ -25,6 +25,7 @@
  *   dev=rxe0 mode=scale-raw|scale-chain op=... size=... chain=... signal=...
  *	pairs=<loopback pairs> threads=<posting threads> depth=<WRs per queue>
  *	iters=<WRs of all pairs together> warmup=<WRs>
+ *	shared_cq=1 (every QP's CQs from ib_core's CQ pool, shared)
  *   dev=rxe0 mode=mem-raw|mem-ibpost obj=qp depth=<WRs per queue>
  *	count=<QPs>, or obj=mr op=send|write|read size=<bytes> count=<MRs>
  *	(kernel memory taken per object)
@@ -36,8 +37,8 @@
  *   mode op size mrs inline sges chain signal iters bh msgs_per_s mib_per_s
  *	post_ns elapsed_ns				   (bandwidth)
  *   mode op size iters median_ns p99_ns min_ns            (latency modes)
- *   mode op size pairs threads chain signal iters bh msgs_per_s mib_per_s
- *	post_ns elapsed_ns				   (scaling modes)
+ *   mode op size pairs threads shared_cq chain signal iters bh msgs_per_s
+ *	mib_per_s post_ns elapsed_ns			   (scaling modes)
  *   mode obj op size depth count bytes_per_obj slab_bytes_per_obj (memory)
  *   mode op size error                                    (a failed run)
  *
@@ -135,6 +136,8 @@ static u32 *bench_cfg_u32(struct bench_cfg *cfg, const char *key)
 		return &cfg->inl;
 	if (!strcmp(key, "sges"))
 		return &cfg->sges;
+	if (!strcmp(key, "shared_cq"))
+		return &cfg->shared_cq;
 	return NULL;
 }
 
@@ -233,6 +236,12 @@ static int bench_check_more(const struct bench_cfg *cfg)
 					  cfg->mrs > 1))) {
 		pr_warn("inline=%u: 0, or 1 for a SEND or WRITE bandwidth mode with one MR\n",
 			cfg->inl);
+		return -EINVAL;
+	}
+	if (cfg->shared_cq > 1 || (cfg->shared_cq &&
+				   bench_modes[cfg->mode].kind != BENCH_KIND_SCALE)) {
+		pr_warn("shared_cq=%u: 0, or 1 for a scaling mode\n",
+			cfg->shared_cq);
 		return -EINVAL;
 	}
 	if (cfg->sges > 1 && (!bw || cfg->inl || cfg->mrs > 1 ||
@@ -385,8 +394,9 @@ static void bench_format(const struct bench_cfg *cfg,
 		break;
 	case BENCH_KIND_SCALE:
 		scnprintf(head, sizeof(head),
-			  "mode=%s op=%s size=%u pairs=%u threads=%u", mode, op,
-			  cfg->size, cfg->pairs, cfg->threads);
+			  "mode=%s op=%s size=%u pairs=%u threads=%u shared_cq=%u",
+			  mode, op, cfg->size, cfg->pairs, cfg->threads,
+			  cfg->shared_cq);
 		bench_format_bw(cfg, res, head, buf, len);
 		break;
 	default:

@@ -106,6 +106,34 @@ static int bench_raw_loopback_av(struct bench_run *run)
 	return 0;
 }
 
+/*
+ * A CQ of side @s's for @run's depth (and the drain's entry): its own, or
+ * with cfg->shared_cq a share of one of ib_core's pool on any vector, as a
+ * ULP with many QPs takes them.
+ */
+static struct ib_cq *bench_raw_cq_get(struct bench_run *run,
+				      struct bench_side *s,
+				      enum ib_poll_context ctx)
+{
+	if (run->cfg->shared_cq)
+		return ib_cq_pool_get(run->ibdev, run->depth + 1, -1, ctx);
+	return ib_alloc_cq(run->ibdev, s, run->depth + 1, 0, ctx);
+}
+
+/* Undo bench_raw_cq_get() for @a and @b (NULL: none), their QP gone. */
+static void bench_raw_cq_put(struct bench_run *run, struct ib_cq *a,
+			     struct ib_cq *b)
+{
+	if (!run->cfg->shared_cq) {
+		/* Not ib_free_cq(): see ibpost_cq.h. */
+		ibpost_free_cqs(a, b);
+		return;
+	}
+	ib_cq_pool_put(a, run->depth + 1);
+	if (b)
+		ib_cq_pool_put(b, run->depth + 1);
+}
+
 static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 {
 	enum ib_poll_context ctx = run->poll ? IB_POLL_DIRECT :
@@ -114,12 +142,12 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	u32 i;
 	int ret;
 
-	s->scq = ib_alloc_cq(run->ibdev, s, run->depth + 1, 0, ctx);
+	s->scq = bench_raw_cq_get(run, s, ctx);
 	if (IS_ERR(s->scq))
-		return bench_fail(run, PTR_ERR(s->scq), "ib_alloc_cq");
-	s->rcq = ib_alloc_cq(run->ibdev, s, run->depth + 1, 0, ctx);
+		return bench_fail(run, PTR_ERR(s->scq), "allocating a CQ");
+	s->rcq = bench_raw_cq_get(run, s, ctx);
 	if (IS_ERR(s->rcq)) {
-		ret = bench_fail(run, PTR_ERR(s->rcq), "ib_alloc_cq");
+		ret = bench_fail(run, PTR_ERR(s->rcq), "allocating a CQ");
 		goto out_free_scq;
 	}
 
@@ -171,9 +199,9 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 out_destroy_qp:
 	ib_destroy_qp(s->qp);
 out_free_rcq:
-	ibpost_free_cq(s->rcq);
+	bench_raw_cq_put(run, s->rcq, NULL);
 out_free_scq:
-	ibpost_free_cq(s->scq);
+	bench_raw_cq_put(run, s->scq, NULL);
 	return ret;
 }
 
@@ -181,8 +209,7 @@ static void bench_raw_side_destroy(struct bench_run *run,
 				   struct bench_side *s)
 {
 	ib_destroy_qp(s->qp);
-	/* Not ib_free_cq(): see ibpost_cq.h. */
-	ibpost_free_cqs(s->rcq, s->scq);
+	bench_raw_cq_put(run, s->rcq, s->scq);
 	kfree(s->txq.ctx);
 }
 
