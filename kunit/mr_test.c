@@ -1095,6 +1095,69 @@ static void ibpost_mr_chain_hit_copy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m[1]->mr));
 }
 
+/*
+ * Unsignaled WRs are reclaimed when a later signaled one completes: the
+ * run of WRs whose SGEs are all in the send queue's hit at once, a WR
+ * with an MR of its own (m2) ending that run, the WRs after it one by
+ * one. The ring's positions cross the 32-bit wrap and the ring's end
+ * meanwhile. Once the signaled WR is back no MR keeps a user, the ring
+ * is empty, every WR counts as completed, and each WRITE's bytes are at
+ * the peer.
+ */
+#define RECLAIM_WRS	9
+#define RECLAIM_OWN	4	/* the WR from m2 */
+static void ibpost_mr_reclaim_releases_uses(struct kunit *test)
+{
+	struct ibpost_dev *dev = ibpost_test_dev(test);
+	struct ibpost_test_buf *m1 = ibpost_test_buf_new(test, dev,
+							 8 * RECLAIM_WRS);
+	struct ibpost_test_buf *m2 = ibpost_test_buf_new(test, dev, 64);
+	struct ibpost_test_queue before, after;
+	struct ibpost_test_pair *p;
+	struct ibpost_qp_attr attr;
+	u8 *want;
+	int k;
+
+	ibpost_test_attr(&attr, IB_QPT_RC);
+	attr.signal_interval = 2 * RECLAIM_WRS;
+	p = ibpost_test_pair(test, &attr);
+	KUNIT_ASSERT_GE(test, p->got.max_send_wr, 2 * RECLAIM_WRS);
+	want = kunit_kmalloc(test, 8 * RECLAIM_WRS, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	ibpost_test_fill(m1->buf, 8 * RECLAIM_WRS, 0x71);
+	ibpost_test_fill(m2->buf, 64, 0x72);
+	ibpost_test_fill(p->bw.buf, 8 * RECLAIM_WRS, 0x73);
+	/* The run wraps the ring's end and the positions' 32 bits. */
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_queue_set_pos(p->a, true,
+							   U32_MAX - 1));
+	ibpost_test_queue_get(p->a, true, &before);
+
+	for (k = 0; k < RECLAIM_WRS; k++) {
+		bool own = k == RECLAIM_OWN;
+		u8 *src = own ? (u8 *)m2->buf : (u8 *)m1->buf + 8 * k;
+
+		memcpy(want + 8 * k, src, 8);
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_write(p->a, CTX(k + 1), src, 8,
+						  own ? m2->mr : m1->mr,
+						  k == RECLAIM_WRS - 1 ?
+						  IB_SEND_SIGNALED : 0,
+						  ibpost_mr_remote_addr(p->bw.mr) + 8 * k,
+						  ibpost_mr_rkey(p->bw.mr)));
+	}
+	ibpost_test_send_ok(test, p->a, CTX(RECLAIM_WRS));
+
+	ibpost_test_queue_get(p->a, true, &after);
+	KUNIT_EXPECT_EQ(test, after.head, before.head + RECLAIM_WRS);
+	KUNIT_EXPECT_EQ(test, after.tail, after.head);
+	KUNIT_EXPECT_EQ(test, after.completed - before.completed,
+			(u64)RECLAIM_WRS);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m1->mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m2->mr));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->bw.buf, want, 8 * RECLAIM_WRS));
+	ibpost_test_no_send_comp(test, p->a);
+}
+
 static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
@@ -1104,6 +1167,7 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_mr_lookup_oldest_of_overlapping),
 	KUNIT_CASE(ibpost_mr_hit_counts_every_sge),
 	KUNIT_CASE(ibpost_mr_chain_hit_copy),
+	KUNIT_CASE(ibpost_mr_reclaim_releases_uses),
 	KUNIT_CASE(ibpost_mr_page_mr_segments_found),
 	KUNIT_CASE(ibpost_reg_write_grants_no_read),
 	KUNIT_CASE(ibpost_reg_read_grants_no_write),
