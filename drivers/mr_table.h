@@ -309,11 +309,13 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
  * locals, rather than through the queue's hit pointer and the MR (the
  * loop's stores to slots and stage could alias both: each WR read them
  * again). Taken again after a WR that went the full way when q->hit is
- * not @hit (only that way can q->hit change under the loop), and
- * dropped where the loop lets one of the hit's SGEs go (an iWARP READ's
- * sink). An MR's key, DMA address and length never change while it has
- * users, and q->hit_users is read with the copy: a copy of a hit that
- * has since lost its users serves nothing.
+ * not @hit: only that way can q->hit change under the loop (and an MR's
+ * hit is forgotten under q->lock before the MR is freed). An MR's key,
+ * DMA address and length never change while it has users, and
+ * q->hit_users is read with the copy: a hit that has lost its users
+ * under the loop (a provider's refusal of an iWARP READ pins one of its
+ * SGEs for the READ's sink) serves nothing until a WR going the full
+ * way adopts one again.
  */
 struct ibpost_hit_snap {
 	const struct ibpost_ring_use *hit;

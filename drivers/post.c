@@ -832,8 +832,6 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		sink = ibpost_sink_wanted(&qp->sinks, cur) && !p.ret && !sync &&
 		       qp->rqp.state != IB_QPS_ERR;
 		if (sink) {
-			/* It may take one of the hit's SGEs out of it. */
-			snap.hit = NULL;
 			p.ret = ibpost_sink_prepare(q, cur, k);
 			if (p.ret)
 				p.rule = IBPOST_RULE_READ_SINK;

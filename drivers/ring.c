@@ -930,7 +930,8 @@ ibpost_send_reclaim_before(struct ibpost_queue *q,
 		pos += i;
 		q->stats.completed += i;
 		q->tail = pos;
-		ibpost_ring_uses_put(q, NULL, 0, hits);
+		if (hits)
+			ibpost_ring_uses_put(q, NULL, 0, hits);
 	}
 	for (; pos != end && pos != head; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];

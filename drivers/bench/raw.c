@@ -120,6 +120,19 @@ static struct ib_cq *bench_raw_cq_get(struct bench_run *run,
 	return ib_alloc_cq(run->ibdev, s, run->depth + 1, 0, ctx);
 }
 
+/*
+ * The entries of @cq a side may fill: its own CQ's, or its share of a
+ * pool CQ (what bench_raw_cq_get() asked for), which ibpost's shared_cq
+ * QP keeps to as well.
+ */
+static u32 bench_raw_cq_room(const struct bench_run *run,
+			     const struct ib_cq *cq)
+{
+	if (run->cfg->shared_cq)
+		return run->depth + 1;
+	return max_t(u32, cq->cqe, run->depth + 1);
+}
+
 /* Undo bench_raw_cq_get() for @a and @b (NULL: none), their QP gone. */
 static void bench_raw_cq_put(struct bench_run *run, struct ib_cq *a,
 			     struct ib_cq *b)
@@ -168,9 +181,10 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 		goto out_free_rcq;
 	}
 	/*
-	 * What was granted (rxe rounds up), as far as the CQ holds it, less
-	 * one slot per queue for ib_drain_qp(): the queues ibpost makes of
-	 * the same request, so that both modes post into rings as deep.
+	 * What was granted (rxe rounds up), as far as the CQ holds it (a
+	 * pool CQ: the side's share, not the whole CQ), less one slot per
+	 * queue for ib_drain_qp(): the queues ibpost makes of the same
+	 * request, so that both modes post into rings as deep.
 	 */
 	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2) {
 		ret = bench_fail(run, -EINVAL,
@@ -178,9 +192,9 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 		goto out_destroy_qp;
 	}
 	s->txq.depth = min(init.cap.max_send_wr,
-			   max_t(u32, s->scq->cqe, run->depth + 1)) - 1;
+			   bench_raw_cq_room(run, s->scq)) - 1;
 	s->rq_depth = min(init.cap.max_recv_wr,
-			  max_t(u32, s->rcq->cqe, run->depth + 1)) - 1;
+			  bench_raw_cq_room(run, s->rcq)) - 1;
 
 	s->txq.ctx = kcalloc(s->txq.depth, sizeof(*s->txq.ctx), GFP_KERNEL);
 	if (!s->txq.ctx) {
