@@ -207,6 +207,20 @@ static inline int __ibpost_mr_sge(const struct ibpost_mr *mr,
 	return 0;
 }
 
+/*
+ * Whether @sge lies in the @len bytes from DMA address @base (an MR's
+ * range, under one of its keys). No MR's range wraps past the top of the
+ * address space, so an address below @base wraps to an offset above
+ * @len: one compare bounds the start on both sides.
+ */
+static __always_inline bool ibpost_sge_within(const struct ib_sge *sge,
+					      u64 base, u64 len)
+{
+	u64 off = sge->addr - base;
+
+	return off <= len && sge->length <= len - off;
+}
+
 /* Whether @sge lies inside @mr, under one of its keys. */
 static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 				    const struct ib_sge *sge)
@@ -221,13 +235,7 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 		base = mr->ibmr->iova;
 	else
 		return false;
-	/*
-	 * No MR's range wraps past the top of the address space, so an
-	 * address below @base wraps to an offset above mr->len: one compare
-	 * bounds the start on both sides.
-	 */
-	return sge->addr - base <= mr->len &&
-	       sge->length <= mr->len - (sge->addr - base);
+	return ibpost_sge_within(sge, base, mr->len);
 }
 
 struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
@@ -351,10 +359,8 @@ static __always_inline bool ibpost_hit_snap_covers(const struct ibpost_queue *q,
 						   const struct ibpost_hit_snap *s,
 						   const struct ib_sge *sge)
 {
-	u64 off = sge->addr - s->base;
-
 	return s->hit && q->hit_users && sge->lkey == s->lkey &&
-	       off <= s->len && sge->length <= s->len - off;
+	       ibpost_sge_within(sge, s->base, s->len);
 }
 
 /* mr_table.c */
