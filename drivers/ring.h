@@ -10,10 +10,12 @@
 #ifndef _IBPOST_RING_H
 #define _IBPOST_RING_H
 
+#include <linux/cache.h>
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -27,17 +29,20 @@ struct ibpost_slot;
  * struct ibpost_stats - counters of one work queue, under its lock
  * @posted: WRs queued (given to the provider or flushed by ibpost)
  * @completed: WRs that succeeded (signaled or reclaimed unsignaled)
+ * @forced_signals: send WRs ibpost signaled on its own
  * @flushed: WRs returned with IB_WC_WR_FLUSH_ERR
  * @failed: WRs returned with any other error status
- * @forced_signals: send WRs ibpost signaled on its own
  * @refused: WRs refused by a post call, by reason
+ *
+ * The first three are the ones written per WR or per post call; a queue
+ * keeps them on its lock's cache line (struct ibpost_queue).
  */
 struct ibpost_stats {
 	u64 posted;
 	u64 completed;
+	u64 forced_signals;
 	u64 flushed;
 	u64 failed;
-	u64 forced_signals;
 	struct {
 		u64 einval, enomem, enotconn, enodev, other;
 	} refused;
@@ -307,6 +312,13 @@ struct ibpost_ring_qp {
 
 /**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
+ *
+ * Its first cache line (the struct is aligned to one) holds @lock and
+ * every field that the poster and the completer both write per WR or per
+ * call, all under @lock: taking the lock moves that line to the CPU that
+ * takes it anyway, so they add no transfer of their own. Read-mostly
+ * fields follow. On 64-bit without lock debugging this is checked below.
+ *
  * @lock: serializes posting and completion bookkeeping
  * @qp: the owning QP, handed to @done_fn; the ring reads it through @rqp.
  *      NULL for a shared receive queue, whose completions go to the QP
@@ -409,7 +421,17 @@ struct ibpost_ring_qp {
  *              one-WR copy ([0]) and its chain copy ([1]), under @lock
  */
 struct ibpost_queue {
+	/* Written by poster and completer alike: the lock's line. */
 	spinlock_t lock;	/* posting and completion bookkeeping */
+	u32 head;
+	u32 tail;
+	u32 free_head;
+	u32 free_tail;
+	u32 hit_users;
+	u32 since_signal;
+	struct ibpost_ring_use *hit;
+	struct ibpost_stats stats;
+	/* Read-mostly, or written rarely. */
 	struct ibpost_qp *qp;
 	struct ibpost_ring_qp *rqp;
 	struct ibpost_dev *dev;
@@ -419,23 +441,17 @@ struct ibpost_queue {
 	struct ibpost_slot *slots;
 	u32 mask;
 	u32 depth;
-	u32 head;
-	u32 tail;
 	u32 *free_idx;
-	u32 free_head;
-	u32 free_tail;
 	bool any_order;
 	struct list_head done;
 	wait_queue_head_t wait;
 	void (*done_fn)(struct ibpost_qp *qp, void *context,
 			const struct ib_wc *wc);
 	bool cqe;
-	u32 since_signal;
 	u32 signal_interval;
 	u32 provider_errors;
 	u32 reserved;
 	u32 nr_synthetic;
-	struct ibpost_stats stats;
 	u32 max_sge;
 	struct ibpost_ring_use **use_array;
 	struct ib_device *dma_dev;
@@ -450,8 +466,6 @@ struct ibpost_queue {
 	u32 stage_max;
 	struct ibpost_ring_use **spare_uses;
 	struct ibpost_ring_dma *spare_dma;
-	struct ibpost_ring_use *hit;
-	u32 hit_users;
 	bool is_send;
 	const struct ibpost_ring_ops *ops;
 	void (*key_retired)(struct ibpost_dev *dev, u32 rkey);
@@ -465,7 +479,17 @@ struct ibpost_queue {
 #ifdef IBPOST_TEST_HOOKS
 	u32 test_posts[2];
 #endif
-};
+} ____cacheline_aligned;
+
+/*
+ * The poster's and the completer's shared fields on the lock's line:
+ * checked where the lock is a 4-byte word (no lock debugging, no RT).
+ */
+#if defined(CONFIG_64BIT) && !defined(CONFIG_DEBUG_SPINLOCK) && \
+	!defined(CONFIG_DEBUG_LOCK_ALLOC) && !defined(CONFIG_PREEMPT_RT) && \
+	SMP_CACHE_BYTES >= 64
+static_assert(offsetofend(struct ibpost_queue, stats.forced_signals) <= 64);
+#endif
 
 /*
  * The slots of @q claimed and not released: in ring order (a QP's
