@@ -536,6 +536,7 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 		struct ibpost_frwr *ent = list_first_entry(&pool->pending,
 							   struct ibpost_frwr,
 							   node);
+		const struct ib_send_wr *whole;
 		union ibpost_send_copy *stage;
 		struct ibpost_slot *slot;
 
@@ -549,7 +550,12 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 		slot->nuse = 0;
 		slot->nhit = 0;
 		slot->ndma = 0;
-		stage = ibpost_ring_stage_send(p, slot, &ent->reg.wr,
+		/*
+		 * The whole ib_reg_wr is copied: passed as its first member,
+		 * a FORTIFY_SOURCE kernel (Debian's) sees a read beyond it.
+		 */
+		whole = (const struct ib_send_wr *)&ent->reg;
+		stage = ibpost_ring_stage_send(p, slot, whole,
 					       sizeof(ent->reg));
 		q->stage_wr[p->n - p->off] = wr;
 		ibpost_ring_link_send(p, slot, stage, NULL);
