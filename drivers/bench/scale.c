@@ -11,6 +11,13 @@
  * of each controller): a pair belongs to one thread, pair p to thread
  * p % threads, and each thread round-robins over its own pairs, posting
  * wherever there is room and sleeping only when all of them are full.
+ * A pair whose send queue a post call found full is passed over until a
+ * signaled WR of its has completed since, as the bandwidth rows' poster
+ * waits for a completion before it posts again (and as a ULP does not
+ * post into a queue it knows full): the rows compare the posting of
+ * WRs, not the cost of a refusal, which many full queues probed round
+ * after round would multiply (raw's refusal is the bench's own room
+ * check, ibpost's a post call that returns -ENOMEM).
  * With fewer pairs than threads, the threads share the pairs: pair 0 is
  * posted on by threads 0, pairs, 2 * pairs, ... ("pairs=1 threads=2" is
  * two threads on one QP, which ibpost serializes itself and raw with a
@@ -60,10 +67,13 @@ struct bench_pair {
  * struct bench_share - one thread's share of one pair
  * @pair: the pair
  * @p: the thread's poster on it
+ * @full: its last post call found the send queue full: not posted on
+ *        again until a signaled WR completed after @p.snap
  */
 struct bench_share {
 	struct bench_pair *pair;
 	struct bench_poster p;
+	bool full;
 };
 
 struct bench_scale;
@@ -131,6 +141,12 @@ static int bench_scale_step(struct bench_scale *sc, struct bench_share *sh)
 	return bench_scale_err(sc, run) ?: ret == -EAGAIN;
 }
 
+/* Whether a signaled WR of @sh's pair completed since its last post. */
+static bool bench_scale_freed(struct bench_share *sh)
+{
+	return atomic_read(&sh->pair->run.a.txq.completions) != sh->p.snap;
+}
+
 /* Post thread @t's shares of the phase, round-robin over its pairs. */
 static int bench_scale_drive(struct bench_scale *sc, u32 t)
 {
@@ -148,9 +164,13 @@ static int bench_scale_drive(struct bench_scale *sc, u32 t)
 			if (sh->p.idx == sh->p.phase_len)
 				continue;
 			busy = true;
-			ret = bench_scale_step(sc, sh);
+			if (!sh->full || bench_scale_freed(sh))
+				ret = bench_scale_step(sc, sh);
+			else
+				ret = bench_scale_err(sc, &sh->pair->run) ?: 1;
 			if (ret < 0)
 				return ret;
+			sh->full = ret;
 			if (ret)
 				full = full ?: sh;
 			else
@@ -259,6 +279,7 @@ static int bench_scale_phase(struct bench_scale *sc, u32 total,
 		struct bench_share *sh = &sc->shares[i];
 
 		bench_bw_start(&sh->p, quota);
+		sh->full = false;
 		sh->pair->need += DIV_ROUND_UP(quota, sh->pair->run.signal);
 	}
 	ret = bench_scale_threads(sc, &t0);
