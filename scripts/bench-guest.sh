@@ -21,9 +21,9 @@
 # "smoke FAILED: <what>". A check that everything runs, not figures.
 #
 # BENCH_ROWS (set by /init from ibpost.bench_rows=, comma-separated: bw,
-# post, var, poll, lat, scale, mem, perftest, taskruns, profile): only
-# those sections, for a focused run while working on one figure; every
-# section when unset.
+# post, var, poll, lat, scale, mem, destroy, perftest, taskruns,
+# profile): only those sections, for a focused run while working on one
+# figure; every section when unset.
 #
 # BENCH_PCPROF=1 (set by /init from ibpost.bench_pcprof=1; QEMU runs the
 # pcprof plugin, scripts/pcprof): one round of the post and var rows, each
@@ -32,7 +32,7 @@
 CMD=/sys/kernel/debug/ibpost_bench/cmd
 SMOKE=${BENCH_SMOKE:-0}
 PCPROF=${BENCH_PCPROF:-0}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-6}
 [ "$SMOKE" = 1 ] && ROUNDS=1
 if [ "$PCPROF" = 1 ]; then
 	ROUNDS=1 BENCH_ROWS=post,var
@@ -78,10 +78,11 @@ run() {		# one command to the bench module; prints its result
 if [ "$SMOKE" = 1 ]; then
 	LAT_ITERS=100 LAT_WARMUP=10 POST_ITERS=256 MEM_COUNT=4
 	CALIB_ITERS=100 SCALE_PAIRS="1 8" SHARED_PAIRS=2 ROT_MRS=16
+	DESTROY_DEPTHS=64
 else
 	LAT_ITERS=5000 LAT_WARMUP=500 POST_ITERS=20000 MEM_COUNT=32
 	CALIB_ITERS=2000 SCALE_PAIRS="1 8 64" SHARED_PAIRS="32 512"
-	ROT_MRS="2 16 1000"
+	ROT_MRS="2 16 1000" DESTROY_DEPTHS="256 1024"
 fi
 
 iters() {	# WRs per row: about the same time for every size, and a
@@ -265,6 +266,17 @@ mem_rows() {
 	done
 }
 
+# The teardown of a pair whose receive queues are full (every receive
+# granted posted, none consumed; nothing sent), every receive flushed back
+# once: raw drains and destroys, ibpost destroys. Timed per teardown.
+destroy_rows() {
+	for depth in $DESTROY_DEPTHS; do
+		for m in $(order destroy-raw destroy-ibpost); do
+			run "mode=$m op=send size=64 depth=$depth"
+		done
+	done
+}
+
 # perftest: server and client on this guest, exchanging through loopback.
 perftest_bw() {	# tool op size chain signal
 	tool=$1 op=$2 size=$3 chain=$4 sig=$5
@@ -425,6 +437,7 @@ while [ $r -le "$ROUNDS" ]; do
 	want lat && lat_rows
 	want scale && scale_rows
 	want mem && mem_rows
+	want destroy && destroy_rows
 	want perftest && perftest_all
 	r=$((r + 1))
 done

@@ -46,6 +46,8 @@ def row_key(kv):
                          int(kv.get("pairs", 1)), int(kv.get("threads", 1)),
                          int(kv.get("chain", 1)),
                          int(kv.get("shared_cq", 0)))
+    if mode.startswith("destroy-"):
+        return "destroy", (mode, int(kv.get("depth", 0)))
     if mode.startswith("mem-"):
         qp = kv.get("obj") == "qp"
         return "mem", (mode, kv.get("obj"), None if qp else kv.get("op"),
@@ -64,7 +66,8 @@ def row_key(kv):
 
 def parse(path):
     tables = {"rows": defaultdict(list), "scale": defaultdict(list),
-              "mem": defaultdict(list), "var": defaultdict(list)}
+              "mem": defaultdict(list), "var": defaultdict(list),
+              "destroy": defaultdict(list)}
     calib, failures, notes, prof, smoke = [], [], [], [], []
     taskruns = []
     # The round a result belongs to; None once the rounds are done (the
@@ -494,6 +497,48 @@ def scale_targets(p, scale, mem):
               f"{'met' if ok else 'MISSED'}")
 
 
+def destroy(p, tab):
+    if not tab:
+        return
+    p("")
+    p("Destroy: the teardown of a loopback pair whose receive queues are full")
+    p("(every receive granted posted, none consumed, nothing sent), every")
+    p("receive flushed back once: raw drains both QPs and frees QPs, CQs and")
+    p("buffers; ibpost destroys both QPs and frees the buffers. us per")
+    p("teardown, median (min-max) over n rounds; recvs: receives flushed")
+    p("per teardown, raw/ibpost (the rings are as deep when they are equal);")
+    p("ns per receive flushed; ib/raw: ratio of the medians, [per-round")
+    p("range]")
+    hdr = ("depth     recvs  n |       raw us (min-max)    ibpost us (min-max) |"
+           " raw ns/WR ib ns/WR | ib/raw [rounds]")
+    head(p, hdr)
+    for depth in sorted({k[1] for k in tab}):
+        r = tab.get(("destroy-raw", depth))
+        i = tab.get(("destroy-ibpost", depth))
+        rt, it = med(r, "destroy_ns"), med(i, "destroy_ns")
+        rw, iw = med(r, "wrs"), med(i, "wrs")
+        recvs = f"{int(rw or 0)}/{int(iw or 0)}"
+        p(f"{depth:5} {recvs:>9} {rounds_of(r, i):2} | "
+          f"{medspread(r, 'destroy_ns', 22, 0.001)} "
+          f"{medspread(i, 'destroy_ns', 22, 0.001)} | "
+          f"{fmt(rt and rw and rt / rw, 9, 0)} {fmt(it and iw and it / iw, 8, 0)} | "
+          f"{ratio(it, rt)} [{round_ratios(i, r, 'destroy_ns'):>11}]")
+    # A teardown's fixed part (RCU grace periods, drain markers, MRs)
+    # dominates its time; the slope between two depths is per receive.
+    depths = sorted({k[1] for k in tab})
+    for lo, hi in zip(depths, depths[1:]):
+        slope = []
+        for mode in ("destroy-raw", "destroy-ibpost"):
+            a, b = tab.get((mode, lo)), tab.get((mode, hi))
+            ta, tb = med(a, "destroy_ns"), med(b, "destroy_ns")
+            wa, wb = med(a, "wrs"), med(b, "wrs")
+            slope.append(f"{(tb - ta) / (wb - wa):.0f}"
+                         if None not in (ta, tb, wa, wb) and wb != wa
+                         else "-")
+        p(f"  per receive flushed, depth {lo} -> {hi} (the slope of the "
+          f"medians): raw {slope[0]} ns, ibpost {slope[1]} ns")
+
+
 def main():
     tables, calib, failures, notes, prof, smoke, taskruns = parse(sys.argv[1])
     rows = tables["rows"]
@@ -590,6 +635,7 @@ def main():
     latency(p, rows)
     scaling(p, tables["scale"])
     memory(p, tables["mem"])
+    destroy(p, tables["destroy"])
     if prof:
         p("")
         p("Profile: ibpost_post_send_mrs() and its direct callees, one-WR")

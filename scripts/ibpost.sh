@@ -33,15 +33,16 @@
 #                     (default /var/cache/ibpost, outside the repository)
 #   IBPOST_VM_TIMEOUT seconds before a guest that has not powered off is
 #                     killed and the run fails (default: per stage in
-#                     "test", about 3x its usual time; 1800 elsewhere)
+#                     "test", about 3x its usual time; 3600 for a bench
+#                     boot; 1800 elsewhere)
 #   IBPOST_NO_APT=1   skip the package installation step
 #   IBPOST_STOCK_FLAVOURS  the Debian kernel flavours the stock stage
 #                     boots, "amd64 rt-amd64" (generic and PREEMPT_RT)
 #   BOOT_APPEND       more kernel command line for the test, demo and
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_BENCH_ROWS bench: only these sections, comma-separated (bw,
-#                     post, var, poll, lat, scale, mem, perftest, taskruns,
-#                     profile)
+#                     post, var, poll, lat, scale, mem, destroy, perftest,
+#                     taskruns, profile)
 #   IBPOST_BENCH_ICOUNT=1  bench: QEMU counts instructions (-icount
 #                     shift=0,sleep=off, one vCPU): the guest's clock
 #                     advances 1 ns per guest instruction, so every "ns"

@@ -53,6 +53,8 @@ enum bench_mode {
 	BENCH_SCALE_CHAIN,
 	BENCH_MEM_RAW,
 	BENCH_MEM_IBPOST,
+	BENCH_DESTROY_RAW,
+	BENCH_DESTROY_IBPOST,
 	BENCH_CALIB,
 	BENCH_NR_MODES,
 };
@@ -63,6 +65,7 @@ enum bench_kind {
 	BENCH_KIND_LAT,
 	BENCH_KIND_SCALE,
 	BENCH_KIND_MEM,
+	BENCH_KIND_DESTROY,
 	BENCH_KIND_CALIB,
 };
 
@@ -333,6 +336,7 @@ struct bench_poster {
  * @ops: the backend
  * @root: the command's run: itself, or the one whose pair this is
  * @lat: a latency mode
+ * @full: a destroy mode: both sides' receive queues filled, nothing sent
  * @seed: ibpost seed operations rather than chains
  * @poll: completions are busy-polled (IB_POLL_DIRECT) by the engine
  * @shared: several threads post on side A (raw then serializes them)
@@ -368,6 +372,7 @@ struct bench_run {
 	const struct bench_ops *ops;
 	struct bench_run *root;
 	bool lat;
+	bool full;
 	bool seed;
 	bool poll;
 	bool shared;
@@ -447,7 +452,7 @@ static inline bool bench_need_src(const struct bench_run *run,
 static inline bool bench_need_dst(const struct bench_run *run,
 				  const struct bench_side *s)
 {
-	return run->lat || s == &run->b;
+	return run->lat || run->full || s == &run->b;
 }
 
 static inline bool bench_need_recv(const struct bench_run *run,
@@ -574,6 +579,9 @@ int bench_scale(struct bench_run *run, struct bench_result *res);
 
 /* mem.c */
 int bench_mem(struct bench_run *run, struct bench_result *res);
+
+/* destroy.c */
+int bench_destroy(struct bench_run *run, struct bench_result *res);
 
 /* stats.c */
 void bench_lat_stats(u32 *rtt, u32 n, struct bench_result *res);

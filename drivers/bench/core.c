@@ -62,6 +62,7 @@ void bench_run_init(struct bench_run *run, const struct bench_cfg *cfg,
 	run->cfg = cfg;
 	run->root = root ?: run;
 	run->lat = m->kind == BENCH_KIND_LAT;
+	run->full = m->kind == BENCH_KIND_DESTROY;
 	run->seed = m->seed;
 	run->poll = m->poll;
 	run->ops = m->raw ? &bench_raw_ops : &bench_ibp_ops;

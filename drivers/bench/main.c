@@ -29,6 +29,9 @@
  *   dev=rxe0 mode=mem-raw|mem-ibpost obj=qp depth=<WRs per queue>
  *	count=<QPs>, or obj=mr op=send|write|read size=<bytes> count=<MRs>
  *	(kernel memory taken per object)
+ *   dev=rxe0 mode=destroy-raw|destroy-ibpost op=send size=<bytes>
+ *	depth=<WRs per queue>   (the teardown of a pair whose receive
+ *	queues are full, every receive flushed back)
  *   mode=calib size=<bytes> iters=<passes>   (memcpy and crc32 speed)
  *
  * depth= (default 256) applies to every mode's QPs. Reading returns the
@@ -40,6 +43,7 @@
  *   mode op size pairs threads shared_cq chain signal iters bh msgs_per_s
  *	mib_per_s post_ns elapsed_ns			   (scaling modes)
  *   mode obj op size depth count bytes_per_obj slab_bytes_per_obj (memory)
+ *   mode op size depth wrs destroy_ns                     (destroy modes)
  *   mode op size error                                    (a failed run)
  *
  * Each run sets up a fresh pair and buffers and tears them down again;
@@ -81,6 +85,8 @@ const struct bench_mode_info bench_modes[BENCH_NR_MODES] = {
 	[BENCH_SCALE_CHAIN] = { "scale-chain", BENCH_KIND_SCALE },
 	[BENCH_MEM_RAW] = { "mem-raw", BENCH_KIND_MEM, true },
 	[BENCH_MEM_IBPOST] = { "mem-ibpost", BENCH_KIND_MEM },
+	[BENCH_DESTROY_RAW] = { "destroy-raw", BENCH_KIND_DESTROY, true },
+	[BENCH_DESTROY_IBPOST] = { "destroy-ibpost", BENCH_KIND_DESTROY },
 	[BENCH_CALIB] = { "calib", BENCH_KIND_CALIB },
 };
 
@@ -152,7 +158,7 @@ static int bench_parse_mode(struct bench_cfg *cfg, const char *val)
 			return 0;
 		}
 	}
-	pr_warn("mode=%.40s: expected raw, chain, seed, raw-poll, chain-poll, seed-poll, lat-raw, lat-chain, lat-seed, lat-raw-poll, lat-chain-poll, lat-seed-poll, scale-raw, scale-chain, mem-raw, mem-ibpost or calib\n",
+	pr_warn("mode=%.40s: expected raw, chain, seed, raw-poll, chain-poll, seed-poll, lat-raw, lat-chain, lat-seed, lat-raw-poll, lat-chain-poll, lat-seed-poll, scale-raw, scale-chain, mem-raw, mem-ibpost, destroy-raw, destroy-ibpost or calib\n",
 		val);
 	return -EINVAL;
 }
@@ -295,6 +301,12 @@ static int bench_check_cfg(const struct bench_cfg *cfg)
 		pr_warn("bh=%u: must be 0 or 1\n", cfg->bh);
 		return -EINVAL;
 	}
+	if (bench_modes[cfg->mode].kind == BENCH_KIND_DESTROY &&
+	    cfg->op != BENCH_OP_SEND) {
+		pr_warn("mode=%s takes op=send (its receive queues are what is full)\n",
+			bench_modes[cfg->mode].name);
+		return -EINVAL;
+	}
 	/* Polled: no READ, whose sink registration would wait for a poll. */
 	if ((bench_modes[cfg->mode].kind == BENCH_KIND_LAT ||
 	     bench_modes[cfg->mode].poll) && cfg->op == BENCH_OP_READ) {
@@ -392,6 +404,12 @@ static void bench_format(const struct bench_cfg *cfg,
 			  cfg->depth ?: BENCH_QUEUE_DEPTH, cfg->count,
 			  res->obj_bytes, res->slab_bytes);
 		break;
+	case BENCH_KIND_DESTROY:
+		scnprintf(buf, len,
+			  "mode=%s op=%s size=%u depth=%u wrs=%llu destroy_ns=%llu\n",
+			  mode, op, cfg->size, cfg->depth ?: BENCH_QUEUE_DEPTH,
+			  res->wrs, res->elapsed_ns);
+		break;
 	case BENCH_KIND_SCALE:
 		scnprintf(head, sizeof(head),
 			  "mode=%s op=%s size=%u pairs=%u threads=%u shared_cq=%u",
@@ -473,6 +491,10 @@ static int bench_execute(struct bench_run *run, struct bench_result *res)
 	case BENCH_KIND_MEM:
 		engine = bench_mem;
 		break;
+	case BENCH_KIND_DESTROY:
+		/* Times the teardown itself. */
+		ret = run->ops->setup(run);
+		return ret ?: bench_destroy(run, res);
 	default:
 		engine = bench_bw;
 		break;

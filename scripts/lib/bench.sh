@@ -11,7 +11,10 @@
 # $OUTROOT/bench-table.txt.
 cmd_bench() {
 	local k bdir out log start fail=0 icount= vcpus="2 vCPUs" plugin= append
+	local tree
 	start=$(date +%s)
+	# The tree the modules are built from, named before they are.
+	tree=$(bench_tree)
 	# The instruction profile counts under -icount too (pcprof_build).
 	if [ "${IBPOST_BENCH_PCPROF:-0}" = 1 ]; then
 		IBPOST_BENCH_ICOUNT=1
@@ -41,13 +44,15 @@ cmd_bench() {
 			append="$append nokaslr ibpost.bench_pcprof=1"
 		fi
 		boot_guest "$bdir/arch/x86/boot/bzImage" "$out/initramfs.cpio.gz" \
-			bench "$log" "$VM_TIMEOUT" "$append" $icount $plugin || true
+			bench "$log" "${IBPOST_VM_TIMEOUT:-3600}" "$append" $icount \
+			$plugin || true
 		{
 			python3 "$REPO/scripts/bench-report.py" "$log"
 			echo "machine: $(nproc) host CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), QEMU TCG guest with $vcpus, 2 GiB"
 			[ -z "$icount" ] ||
 				echo "clock:   QEMU -icount shift=0: every ns figure above is guest instructions"
 			echo "kernel:  Linux $k, $(basename "$bdir") (scripts/bench.kunitconfig), $(date -u +%Y-%m-%d)"
+			echo "tree:    $tree"
 		} > "$out/bench-table.txt"
 		[ -z "$plugin" ] || pcprof_report "$bdir" "$out" >> "$out/bench-table.txt"
 		cat "$out/bench-table.txt" | tee -a "$OUTROOT/bench-table.txt"
@@ -59,6 +64,22 @@ cmd_bench() {
 	done
 	log "bench took $(( $(date +%s) - start )) s; tables in $OUTROOT/bench-table.txt"
 	[ $fail = 0 ] || die "the benchmark failed"
+}
+
+# The tree the figures are of: its commit, and whether it had local
+# changes, files not committed included ("unknown" outside a git
+# checkout).
+bench_tree() {
+	local rev
+	rev=$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null) || {
+		echo unknown
+		return
+	}
+	if [ -z "$(git -C "$REPO" status --porcelain 2>/dev/null)" ]; then
+		echo "$rev"
+	else
+		echo "$rev with local changes"
+	fi
 }
 
 # The pcprof plugin (scripts/pcprof/pcprof.c), built into $OUTROOT.
