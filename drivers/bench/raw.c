@@ -151,7 +151,8 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 {
 	enum ib_poll_context ctx = run->poll ? IB_POLL_DIRECT :
 					       IB_POLL_SOFTIRQ;
-	struct ib_qp_init_attr init = {};
+	struct ib_qp_init_attr init = {}, got = {};
+	struct ib_qp_attr qa;
 	u32 i;
 	int ret;
 
@@ -184,16 +185,23 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	 * What was granted (rxe rounds up), as far as the CQ holds it (a
 	 * pool CQ: the side's share, not the whole CQ), less one slot per
 	 * queue for ib_drain_qp(): the queues ibpost makes of the same
-	 * request, so that both modes post into rings as deep.
+	 * request, so that both modes post into rings as deep. Asked of
+	 * the QP, as ibpost does: 6.1's rxe leaves init.cap as it was
+	 * (6.12's writes its grant back).
 	 */
-	if (init.cap.max_send_wr < 2 || init.cap.max_recv_wr < 2) {
+	ret = ib_query_qp(s->qp, &qa, IB_QP_CAP, &got);
+	if (ret) {
+		bench_fail(run, ret, "ib_query_qp");
+		goto out_destroy_qp;
+	}
+	if (got.cap.max_send_wr < 2 || got.cap.max_recv_wr < 2) {
 		ret = bench_fail(run, -EINVAL,
 				 "ib_create_qp granted fewer than 2 WRs");
 		goto out_destroy_qp;
 	}
-	s->txq.depth = min(init.cap.max_send_wr,
+	s->txq.depth = min(got.cap.max_send_wr,
 			   bench_raw_cq_room(run, s->scq)) - 1;
-	s->rq_depth = min(init.cap.max_recv_wr,
+	s->rq_depth = min(got.cap.max_recv_wr,
 			  bench_raw_cq_room(run, s->rcq)) - 1;
 
 	s->txq.ctx = kcalloc(s->txq.depth, sizeof(*s->txq.ctx), GFP_KERNEL);
