@@ -546,7 +546,7 @@ void ibpost_frwr_stage(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 		pool->stats.regs++;
 		slot = ibpost_ring_send_claim(q, &ent->reg.wr, &ent->reg_sync,
 					      false, used, p->n,
-					      ibpost_queue_room(q));
+					      ibpost_queue_room(q), 0, false);
 		slot->nuse = 0;
 		slot->nhit = 0;
 		slot->ndma = 0;
@@ -844,7 +844,7 @@ static int ibpost_frwr_post_inv(struct ibpost_qp *qp, struct ibpost_frwr *ent,
 	p.synthetic = ibpost_ring_flushing(q);
 	slot = ibpost_ring_send_claim(q, &ent->inv, &ent->inv_sync, false,
 				      q->head - q->tail, 0,
-				      ibpost_queue_room(q));
+				      ibpost_queue_room(q), 0, false);
 	slot->reserve = true;
 	q->reserved--;
 	slot->nuse = 0;

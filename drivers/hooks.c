@@ -46,6 +46,7 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->provider_errors = q->provider_errors;
 	tq->posts_one = q->test_posts[0];
 	tq->posts_chain = q->test_posts[1];
+	tq->run_reclaims = q->test_run_reclaims;
 	st = q->stats;
 	spin_unlock_irqrestore(&q->lock, flags);
 	tq->mask = q->mask;
@@ -572,7 +573,7 @@ int ibpost_test_ring_post_send(struct ibpost_queue *q,
 			break;
 		}
 		slot = ibpost_ring_send_claim(q, cur, NULL, false, used, p.n,
-					      ibpost_queue_room(q));
+					      ibpost_queue_room(q), 0, false);
 		ibpost_ring_link_send(&p, slot,
 				      ibpost_ring_stage_send(&p, slot, cur,
 							     sizeof(*cur)),

@@ -858,9 +858,9 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
 		slot = ibpost_ring_send_claim(q, cur, sync,
 					      qp->sinks.ring &&
 					      cur->opcode == IB_WR_RDMA_READ,
-					      used, p.n, room);
+					      used, p.n, room, nhit,
+					      nuse | ndma);
 		slot->nuse = nuse;
-		slot->nhit = nhit;
 		slot->ndma = ndma;
 		ibpost_stage_send(&p, qp, slot, cur, size, sink);
 		/* Read before the provider may have it (and complete it). */

@@ -375,6 +375,7 @@ static void ibpost_slot_sync_unclaim(struct ibpost_queue *q,
 void ibpost_slot_unclaim(struct ibpost_queue *q, u32 count)
 {
 	lockdep_assert_held(&q->lock);
+	ibpost_ring_run_break(q);
 	while (count--) {
 		struct ibpost_slot *slot;
 
@@ -417,6 +418,8 @@ struct ibpost_slot *ibpost_ring_claim_deferred(struct ibpost_queue *q,
 	struct ibpost_slot *slot;
 
 	lockdep_assert_held(&q->lock);
+	/* Outside the signal policy, inside the run being claimed. */
+	ibpost_ring_run_break(q);
 	slot = ibpost_slot_claim(q, context, true, true);
 	slot->since_before = q->since_signal;
 	slot->nuse = 0;
@@ -723,6 +726,7 @@ static void ibpost_slot_failed(struct ibpost_queue *q,
 	/* A shared receive queue's: the taking QP's queue (none: a flush). */
 	struct ibpost_queue *taker = q->qp ? NULL : ibpost_ring_cq_queue(cq);
 
+	ibpost_ring_run_break(q);
 	/* Its sink's key outlives a READ that did not succeed (sink.c). */
 	if (slot->prefixed && q->ops)
 		q->ops->slot_failed(q, slot, false);
@@ -808,6 +812,7 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 			 * Taken until its client releases it; the slots
 			 * reclaimed before it leave the ring's use.
 			 */
+			ibpost_ring_run_break(q);
 			ibpost_queue_advance(q);
 			spin_unlock_irqrestore(&q->lock, flags);
 			return;
@@ -835,20 +840,11 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		ibpost_ring_deliver(q, cq, context, wc);
 }
 
-/*
- * A completion for @slot while it holds no WR with the provider (one the
- * provider completes twice, or after ibpost reclaimed or flushed it) would
- * hand a context back again and, on a send queue, reclaim WRs of the ring
- * still queued: it is dropped and named. (A stale completion for a slot
- * already reused by a later WR cannot be told apart from that WR's own.)
- */
-static bool ibpost_slot_stale(struct ibpost_queue *q,
-			      const struct ibpost_slot *slot,
-			      struct ib_cq *cq, const struct ib_wc *wc)
-	__must_hold(&q->lock)
+/* A stale completion (below), named. Return: true. */
+static noinline bool ibpost_slot_stale_log(struct ibpost_queue *q,
+					   struct ib_cq *cq,
+					   const struct ib_wc *wc)
 {
-	if (likely(slot->state == IBPOST_SLOT_POSTED && !slot->synthetic))
-		return false;
 	/* @cq, not q->cq: a QP kept on shared CQs has freed its own. */
 	ibdev_warn_ratelimited(cq->device,
 			       "ibpost: qp %u: %s completion (%s (%d), vendor_err %#x) for a WR no longer with the provider, ignored\n",
@@ -856,6 +852,29 @@ static bool ibpost_slot_stale(struct ibpost_queue *q,
 			       ib_wc_status_msg(wc->status), wc->status,
 			       wc->vendor_err);
 	return true;
+}
+
+/*
+ * A completion for @slot while it holds no WR with the provider (one the
+ * provider completes twice, or after ibpost reclaimed or flushed it) would
+ * hand a context back again and, on a send queue, reclaim WRs of the ring
+ * still queued: it is dropped and named. (A stale completion for a slot
+ * already reused by a later WR cannot be told apart from that WR's own.)
+ * A send slot reclaimed with its run (ibpost_send_reclaim_before()) keeps
+ * its state: it is told by its position, behind the tail (@send: @q is a
+ * send queue, whose slots are claimed in ring order).
+ */
+static __always_inline bool ibpost_slot_stale(struct ibpost_queue *q,
+					      const struct ibpost_slot *slot,
+					      struct ib_cq *cq,
+					      const struct ib_wc *wc,
+					      const bool send)
+	__must_hold(&q->lock)
+{
+	if (likely(slot->state == IBPOST_SLOT_POSTED && !slot->synthetic &&
+		   (!send || slot->pos - q->tail < q->head - q->tail)))
+		return false;
+	return ibpost_slot_stale_log(q, cq, wc);
 }
 
 /*
@@ -891,22 +910,20 @@ static __always_inline bool ibpost_slot_plain(const struct ibpost_slot *s)
 
 /*
  * Reclaim without a word the slots of the unsignaled WRs posted before
- * @slot, whose completion says they succeeded (above). A synthetic WR
- * never reached the provider: the flush worker returns it. (On iWARP a
- * READ may complete after later WRs; it is always signaled there, so it
- * is never among the slots reclaimed here.)
+ * @slot, whose completion says they succeeded (above), slot by slot: the
+ * case ibpost_send_reclaim_before() below does not take at once. A
+ * synthetic WR never reached the provider: the flush worker returns it.
+ * (On iWARP a READ may complete after later WRs; it is always signaled
+ * there, so it is never among the slots reclaimed here.)
  *
  * The common run first: plain slots (ibpost_slot_plain()) from the tail
  * on are freed in one pass, their hit counts released together and the
  * tail moved past them at once; from the first other slot on, each slot
  * is released on its own and ibpost_queue_advance() moves the tail.
- * Out of line: the benchmark's instruction profile counts a stage by its
- * functions (scripts/pcprof/report.py), and inlined, the reclaim counted
- * as the completion's.
  */
 static noinline void
-ibpost_send_reclaim_before(struct ibpost_queue *q,
-			   const struct ibpost_slot *slot)
+ibpost_send_reclaim_before_slots(struct ibpost_queue *q,
+				 const struct ibpost_slot *slot)
 	__must_hold(&q->lock)
 {
 	u32 pos = q->tail, end = slot->pos, head = q->head, hits = 0;
@@ -946,6 +963,43 @@ ibpost_send_reclaim_before(struct ibpost_queue *q,
 	}
 }
 
+/*
+ * The same, in the common case at once: @slot is signaled, the tail is
+ * where its run (struct ibpost_slot's @run) begins, every WR of the run
+ * was plain when claimed, and nothing has freed, flushed or marked a
+ * slot otherwise since the previous signaled claim (the run is not
+ * broken and its generation is current: ibpost_ring_run_break()). Then
+ * the run is exactly the slots from the tail to @slot, all plain and
+ * posted: the tail moves to @slot and the run's hit counts go, without a
+ * look at its slots, which keep their state behind the tail (a late
+ * completion of one is told stale by its position, ibpost_slot_stale())
+ * until they are claimed again. A few instructions per run, whatever
+ * its length; else slot by slot (above).
+ * Out of line: the benchmark's instruction profile counts a stage by its
+ * functions (scripts/pcprof/report.py), and inlined, the reclaim counted
+ * as the completion's.
+ */
+static noinline void
+ibpost_send_reclaim_before(struct ibpost_queue *q,
+			   const struct ibpost_slot *slot)
+	__must_hold(&q->lock)
+{
+	u32 run = slot->since_before, hits = slot->run.hits;
+
+	if (likely(slot->signaled && q->tail == slot->pos - run &&
+		   slot->run.gen == q->run_gen &&
+		   !(hits & IBPOST_RUN_BROKEN) &&
+		   !trace_ibpost_send_reclaim_enabled())) {
+		q->tail = slot->pos;
+		q->stats.completed += run;
+		if (hits)
+			ibpost_ring_uses_put(q, NULL, 0, hits);
+		ibpost_queue_count_run_reclaim(q);
+		return;
+	}
+	ibpost_send_reclaim_before_slots(q, slot);
+}
+
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibpost_slot *slot =
@@ -955,7 +1009,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool deliver;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (unlikely(ibpost_slot_stale(q, slot, cq, wc))) {
+	if (unlikely(ibpost_slot_stale(q, slot, cq, wc, true))) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
@@ -984,7 +1038,7 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    wc->status == IB_WC_SUCCESS && q->key_retired)
 		q->key_retired(q->dev, wc->ex.invalidate_rkey);
 	spin_lock_irqsave(&q->lock, flags);
-	if (unlikely(ibpost_slot_stale(q, slot, cq, wc))) {
+	if (unlikely(ibpost_slot_stale(q, slot, cq, wc, false))) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
@@ -1138,6 +1192,7 @@ static void ibpost_sq_reclaim_done(struct ibpost_queue *q, struct ib_wc *wc)
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
 	}
+	ibpost_ring_run_break(q);
 	for (pos = q->tail; (s32)(q->reclaim_end - pos) > 0; pos++) {
 		struct ibpost_slot *s = &q->slots[pos & q->mask];
 
@@ -1188,6 +1243,7 @@ static u32 ibpost_queue_walk(struct ibpost_queue *q,
 	u32 pos, end = q->head, n = 0;
 
 	lockdep_assert_held(&q->lock);
+	ibpost_ring_run_break(q);
 	/* Any order: every index once, the ring's size of positions. */
 	pos = q->free_idx ? end - q->mask - 1 : q->tail;
 	for (; n < budget && (s32)(end - pos) > 0; pos++) {
@@ -1490,6 +1546,7 @@ void ibpost_ring_submit_synthetic(struct ibpost_queue *q, u32 start, u32 n)
 {
 	u32 i;
 
+	ibpost_ring_run_break(q);
 	for (i = 0; i < n; i++)
 		q->slots[(start + i) & q->mask].synthetic = true;
 	WRITE_ONCE(q->nr_synthetic, q->nr_synthetic + n);

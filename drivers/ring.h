@@ -171,6 +171,15 @@ enum ibpost_slot_state {
  * @done_node: entry in the queue's list of waiting completions; the rest
  *             of the completion is in the queue's @parked entry of the
  *             slot's index
+ * @run: a signaled send slot, while posted (its completion reads it
+ *       before @done_node may take its place): the run of unsignaled WRs
+ *       claimed between the previous signaled claim and this one (its
+ *       @since_before of them, ending at @pos)
+ * @run.hits: their SGEs in the queue's hit (the queue's @run_hits at the
+ *            claim), or IBPOST_RUN_BROKEN set: one of them is not plain,
+ *            or the ring broke the run (ibpost_ring_run_break())
+ * @run.gen: the queue's @run_gen at the claim: the run stays untouched
+ *           while that is still the queue's
  *
  * The WR itself is not kept: the copy handed to the provider lives in the
  * queue's stage during the post call only (see post.c). What a ring of
@@ -197,7 +206,13 @@ struct ibpost_slot {
 	u8 opcode;
 	u8 wc_status;
 	u8 ndma;
-	struct list_head done_node;
+	union {
+		struct list_head done_node;
+		struct {
+			u32 hits;
+			u64 gen;
+		} run;
+	};
 };
 
 /* One cache line on 64-bit: a ring of 256 slots (depth 128 on rxe) is 4 pages. */
@@ -359,7 +374,15 @@ struct ibpost_ring_qp {
  * @cqe: ib_cqe mode: every context is a struct ib_cqe, whose ->done()
  *       gets the completion (@done_fn is NULL)
  * @since_signal: WRs posted unsignaled since the last signaled one
+ * @run_hits: send queue: their SGEs in @hit, or with IBPOST_RUN_BROKEN
+ *            set (struct ibpost_slot's @run); written by the poster only
  * @signal_interval: force a signal at least this often
+ * @run_gen: send queue: bumped by whatever frees, flushes or marks a slot
+ *           otherwise than a signaled WR's in-order completion
+ *           (ibpost_ring_run_break()); a run is reclaimed at once only
+ *           while the generation its signaled slot saw is current (64
+ *           bits: never the same again). Read by poster and completer,
+ *           written rarely
  * @provider_errors: posts the provider refused after ibpost's checks passed
  * @reserved: send queue: slots kept back for carriers (the invalidations
  *            of fast registrations, frwr.c): a consumer's WR finds
@@ -419,6 +442,8 @@ struct ibpost_ring_qp {
  *                   reclaim marker is posted until it is done
  * @test_posts: test builds: the post calls that ran the post loop's
  *              one-WR copy ([0]) and its chain copy ([1]), under @lock
+ * @test_run_reclaims: test builds: runs of unsignaled WRs reclaimed at
+ *                     once (ibpost_send_reclaim_before()), under @lock
  */
 struct ibpost_queue {
 	/* Written by poster and completer alike: the lock's line. */
@@ -429,6 +454,7 @@ struct ibpost_queue {
 	u32 free_tail;
 	u32 hit_users;
 	u32 since_signal;
+	u32 run_hits;
 	struct ibpost_ring_use *hit;
 	struct ibpost_stats stats;
 	/* Read-mostly, or written rarely. */
@@ -449,6 +475,7 @@ struct ibpost_queue {
 			const struct ib_wc *wc);
 	bool cqe;
 	u32 signal_interval;
+	u64 run_gen;
 	u32 provider_errors;
 	u32 reserved;
 	u32 nr_synthetic;
@@ -478,6 +505,7 @@ struct ibpost_queue {
 	bool reclaim_blocked;
 #ifdef IBPOST_TEST_HOOKS
 	u32 test_posts[2];
+	u32 test_run_reclaims;
 #endif
 } ____cacheline_aligned;
 
@@ -559,6 +587,24 @@ __ibpost_slot_claim(struct ibpost_queue *q, void *context, bool signaled,
 	slot->pos = pos;
 	q->head = pos + 1;
 	return slot;
+}
+
+/* struct ibpost_slot's @run.hits: the run is not reclaimed at once. */
+#define IBPOST_RUN_BROKEN	BIT(31)
+
+/*
+ * Something other than a signaled send WR's in-order completion frees,
+ * flushes or marks slots of @q (a refused post's claims undone, a flush,
+ * a reclaim marker, a failed WR, a slot claimed outside the signal
+ * policy): no run claimed or pending before it is reclaimed at once (see
+ * ibpost_send_reclaim_before()). Any-order rings have no runs.
+ */
+static inline void ibpost_ring_run_break(struct ibpost_queue *q)
+{
+	lockdep_assert_held(&q->lock);
+	q->run_gen++;
+	/* Set, not or'ed in: no sum grows across refusals into the flag. */
+	q->run_hits = IBPOST_RUN_BROKEN;
 }
 
 /* The slots of @q's ring its reserve leaves to posts (frwr.c). */
@@ -662,6 +708,13 @@ static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
 	lockdep_assert_held(&q->lock);
 	q->test_posts[!one]++;
 }
+
+/* A run of unsignaled WRs reclaimed at once, counted for the suites. */
+static inline void ibpost_queue_count_run_reclaim(struct ibpost_queue *q)
+{
+	lockdep_assert_held(&q->lock);
+	q->test_run_reclaims++;
+}
 #else
 static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
 					  enum ib_wr_opcode opcode)
@@ -669,6 +722,10 @@ static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
 }
 
 static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
+{
+}
+
+static inline void ibpost_queue_count_run_reclaim(struct ibpost_queue *q)
 {
 }
 #endif

@@ -368,6 +368,8 @@ static __always_inline void ibpost_ring_link_send(struct ibpost_ring_post *p,
 		q->stage_prefix[i] = prefix;
 		prefix->next = copy;
 		slot->prefixed = true;
+		/* Not plain: its run is reclaimed slot by slot. */
+		ibpost_ring_run_break(q);
 	}
 	/* @stage is the stage's @i-th: the one before it is the batch's last. */
 	if (i)
@@ -408,12 +410,16 @@ static __always_inline void ibpost_ring_stage_recv(struct ibpost_ring_post *p,
  * signal_interval WRs, and the last free slot with more than half the
  * ring unsignaled behind the last signal (see post.c); the ring is the
  * @room slots the queue's reserve leaves (ibpost_queue_room()).
+ * @nhit: the WR's SGEs counted in the queue's hit; @odd: it has uses or
+ * DMA ranges of its own (not plain, see ibpost_slot_plain()). A signaled
+ * slot takes the run of unsignaled WRs behind it (struct ibpost_slot's
+ * @run), which its completion then reclaims at once.
  * Forced inline: the staging group (see the head of post.c).
  */
 static __always_inline struct ibpost_slot *
 ibpost_ring_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 		       struct ibpost_sync *sync, bool force, u32 used, u32 k,
-		       u32 room)
+		       u32 room, u8 nhit, bool odd)
 {
 	bool user_sig = wr->send_flags & IB_SEND_SIGNALED;
 	/* Read once: the slot's stores below could alias it. */
@@ -430,8 +436,18 @@ ibpost_ring_send_claim(struct ibpost_queue *q, const struct ib_send_wr *wr,
 	slot = ibpost_slot_claim(q, (void *)(uintptr_t)wr->wr_id, sig,
 				 user_sig);
 	slot->since_before = since;
+	slot->nhit = nhit;
 	q->since_signal = sig ? 0 : since + 1;
 	slot->sync = sync;
+	if (sig) {
+		slot->run.hits = q->run_hits;
+		slot->run.gen = q->run_gen;
+		q->run_hits = 0;
+	} else if (likely(!odd)) {
+		q->run_hits += nhit;
+	} else {
+		q->run_hits |= IBPOST_RUN_BROKEN;
+	}
 	return slot;
 }
 

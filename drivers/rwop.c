@@ -425,7 +425,7 @@ static struct ibpost_slot *ibpost_rwop_stage(struct ibpost_ring_post *p,
 	struct ibpost_slot *slot;
 
 	slot = ibpost_ring_send_claim(p->q, wr, &op->sync, false, used, p->n,
-				      ibpost_queue_room(p->q));
+				      ibpost_queue_room(p->q), 0, false);
 	slot->nuse = 0;
 	slot->nhit = 0;
 	slot->ndma = 0;
@@ -495,7 +495,7 @@ static void ibpost_rwop_stage_all(struct ibpost_ring_post *p,
 		return;
 	}
 	slot = ibpost_ring_send_claim(p->q, send, &op->sync, false, used,
-				      p->n, ibpost_queue_room(p->q));
+				      p->n, ibpost_queue_room(p->q), 0, false);
 	ibpost_rwop_carry(op, slot, context, flags);
 	ibpost_send_stage(p, qp, slot, send, prep);
 	p->n++;

@@ -475,6 +475,168 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2ULL, st.flushed);
 }
 
+/* The SUBMIT hook: "the provider" refuses the next post from WR *data. */
+static int sq_refuse_at(enum ibpost_hook point, void *obj, void *data)
+{
+	int *at = data;
+	int k;
+
+	if (point != IBPOST_HOOK_SUBMIT)
+		return 0;
+	k = *at;
+	*at = 0;
+	return k;
+}
+
+static void sq_unhook(void *data)
+{
+	ibpost_test_set_hook(NULL, NULL);
+}
+
+/* RUN_CHAINS chains of RUN_LEN WRITEs; the last one's second WR elsewhere. */
+#define RUN_CHAINS 7
+#define RUN_LEN 8
+
+/*
+ * Chain RUN_LEN WRITEs of 8 bytes, the @c-th chain's: WR i copies the
+ * source's bytes at its own offset to the same offset of the peer's
+ * buffer; the last WR asks for its completion. @other: the second WR's
+ * source is @m2's buffer instead (an MR outside the queue's hit).
+ */
+static void sq_run_chain(struct kunit *test, struct ibpost_test_pair *p,
+			 struct ib_rdma_wr *wr, struct ib_sge *sge, u32 c,
+			 struct ibpost_test_buf *m2, bool other)
+{
+	u32 i;
+
+	memset(wr, 0, RUN_LEN * sizeof(*wr));
+	for (i = 0; i < RUN_LEN; i++) {
+		u32 off = (c * RUN_LEN + i) * 8;
+		bool o = other && i == 1;
+
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_mr_sge(o ? m2->mr : p->abuf.mr,
+					      (o ? m2->buf : p->abuf.buf) +
+					      off, 8, &sge[i]));
+		wr[i].wr.wr_id = (uintptr_t)CTX(c * RUN_LEN + i + 1);
+		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.send_flags = i == RUN_LEN - 1 ? IB_SEND_SIGNALED : 0;
+		wr[i].wr.next = i + 1 < RUN_LEN ? &wr[i + 1].wr : NULL;
+		wr[i].remote_addr = ibpost_mr_remote_addr(p->bw.mr) + off;
+		wr[i].rkey = ibpost_mr_rkey(p->bw.mr);
+	}
+}
+
+/*
+ * A signaled completion reclaims the run of plain unsignaled WRs behind
+ * it at once: with a signal forced every 4 WRs, each chain of 8 is two
+ * runs of 3, each reclaimed at once, the hit's counts released with them
+ * (no MR keeps a user), every byte written where it belongs. A WR whose
+ * SGE is outside the hit breaks its run, which is reclaimed slot by slot,
+ * its MR's user released; the next run is whole again. A late completion
+ * of a WR reclaimed at once finds it behind the tail: ignored, the ring
+ * goes on. A post the provider refuses after a signaled WR breaks the
+ * run behind that WR, whose claim came before the refusal, and the run
+ * claimed next: both reclaimed slot by slot; the one after is whole.
+ */
+static void ibpost_sq_runs_reclaimed_at_once(struct kunit *test)
+{
+	struct ibpost_test_pair *p = sq_pair(test, 4);
+	struct ibpost_test_buf *m2 = ibpost_test_buf_new(test, p->dev,
+							 IBPOST_TEST_BUF_LEN);
+	size_t len = RUN_CHAINS * RUN_LEN * 8;
+	struct ib_rdma_wr wr[RUN_LEN];
+	struct ib_sge sge[RUN_LEN];
+	struct ibpost_test_queue tq0, tq;
+	const struct ib_send_wr *bad;
+	u8 *want, *canary;
+	u32 c, last = 0;
+	int i, refuse_at;
+
+	KUNIT_ASSERT_EQ(test, 4U, p->got.signal_interval);
+	want = kunit_kmalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	ibpost_test_fill(p->abuf.buf, len, 0x5a17);
+	ibpost_test_fill(m2->buf, len, 0x3c0de);
+	canary = ibpost_test_canary(test, p->bw.buf + len, 64, 0xca1a);
+	memset(p->bw.buf, 0xee, len);
+	ibpost_test_queue_get(p->a, true, &tq0);
+	for (c = 0; c < RUN_CHAINS; c++) {
+		bool other = c == RUN_CHAINS - 1;
+
+		sq_run_chain(test, p, wr, sge, c, m2, other);
+		ibpost_test_queue_get(p->a, true, &tq);
+		last = tq.head + RUN_LEN - 2;
+		KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr,
+							       &bad));
+		ibpost_test_send_ok(test, p->a, CTX((c + 1) * RUN_LEN));
+		ibpost_test_queue_get(p->a, true, &tq);
+		KUNIT_EXPECT_EQ_MSG(test, 0U, tq.head - tq.tail, "chain %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, (u32)(2 * c + 2 - other),
+				    tq.run_reclaims - tq0.run_reclaims,
+				    "chain %u", c);
+		memcpy(want + c * RUN_LEN * 8, p->abuf.buf + c * RUN_LEN * 8,
+		       RUN_LEN * 8);
+		if (other)
+			memcpy(want + (c * RUN_LEN + 1) * 8,
+			       m2->buf + (c * RUN_LEN + 1) * 8, 8);
+	}
+	KUNIT_EXPECT_EQ(test, (u64)RUN_CHAINS * RUN_LEN,
+			tq.completed - tq0.completed);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m2->mr));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(want, p->bw.buf, len));
+	ibpost_test_expect_canary(test, p->bw.buf + len, canary, 64);
+
+	/* A late error for an unsignaled WR reclaimed at once: ignored. */
+	ibpost_test_replay_comp(p->a, true, last, IB_WC_REM_ACCESS_ERR);
+	ibpost_test_no_send_comp(test, p->a);
+	tq0 = tq;
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, tq0.completed, tq.completed);
+	KUNIT_EXPECT_EQ(test, 0ULL, tq.failed);
+	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, p->a));
+
+	/* The ring goes on, its runs reclaimed at once again. */
+	sq_run_chain(test, p, wr, sge, 0, m2, false);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr, &bad));
+	ibpost_test_send_ok(test, p->a, CTX(RUN_LEN));
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+	KUNIT_EXPECT_EQ(test, tq0.run_reclaims + 2, tq.run_reclaims);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
+
+	/* WRs 0-3 queued (3 signaled by the interval), 4-7 refused. */
+	tq0 = tq;
+	sq_run_chain(test, p, wr, sge, 0, m2, false);
+	refuse_at = 5;
+	ibpost_test_defer(test, sq_unhook, NULL);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(sq_refuse_at,
+						      &refuse_at));
+	KUNIT_EXPECT_EQ(test, -EIO,
+			ibpost_post_send_list(p->a, &wr[0].wr, &bad));
+	ibpost_test_set_hook(NULL, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, &wr[4].wr, bad);
+	for (i = 0; i < 500 && ibpost_test_in_use(p->a, true); i++)
+		usleep_range(1000, 2000);
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+	KUNIT_EXPECT_EQ(test, tq0.completed + 4, tq.completed);
+	KUNIT_EXPECT_EQ(test, tq0.run_reclaims, tq.run_reclaims);
+	ibpost_test_no_send_comp(test, p->a);
+	/* Its run began before the refusal: slot by slot; then whole. */
+	sq_run_chain(test, p, wr, sge, 0, m2, false);
+	KUNIT_ASSERT_EQ(test, 0, ibpost_post_send_list(p->a, &wr[0].wr, &bad));
+	ibpost_test_send_ok(test, p->a, CTX(RUN_LEN));
+	ibpost_test_queue_get(p->a, true, &tq);
+	KUNIT_EXPECT_EQ(test, 0U, tq.head - tq.tail);
+	KUNIT_EXPECT_EQ(test, tq0.completed + 4 + RUN_LEN, tq.completed);
+	KUNIT_EXPECT_EQ(test, tq0.run_reclaims + 1, tq.run_reclaims);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
+}
+
 static struct kunit_case ibpost_sq_cases[] = {
 	KUNIT_CASE(ibpost_stats_count_posts_and_completions),
 	KUNIT_CASE(ibpost_sq_unsignaled_stream_never_overflows),
@@ -482,6 +644,7 @@ static struct kunit_case ibpost_sq_cases[] = {
 	KUNIT_CASE(ibpost_sq_full_ring_signals_when_slots_run_low),
 	KUNIT_CASE(ibpost_sq_err_after_unsignaled_keeps_accepting),
 	KUNIT_CASE(ibpost_sq_mixed_chains_contexts_once),
+	KUNIT_CASE(ibpost_sq_runs_reclaimed_at_once),
 	{}
 };
 
