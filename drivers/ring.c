@@ -510,15 +510,27 @@ static void ibpost_queue_advance(struct ibpost_queue *q)
 /*
  * @slot, just freed (or parked), is back for a claim: at the free FIFO's
  * tail of an any-order ring (which parks nothing), or behind the tail
- * once the slots before it are too.
+ * once the slots before it are too. The common case without a call: the
+ * slot freed is the tail's (no carrier's reserve to give back), and the
+ * next one is not free.
  */
 static __always_inline void ibpost_queue_release(struct ibpost_queue *q,
 						 const struct ibpost_slot *slot)
 {
-	if (unlikely(q->free_idx))
+	u32 tail = q->tail;
+
+	if (unlikely(q->free_idx)) {
 		q->free_idx[q->free_tail++ & q->mask] = slot - q->slots;
-	else
-		ibpost_queue_advance(q);
+		return;
+	}
+	if (likely(slot->pos == tail && slot->state == IBPOST_SLOT_FREE &&
+		   !slot->reserve)) {
+		q->tail = ++tail;
+		if (tail == q->head ||
+		    q->slots[tail & q->mask].state != IBPOST_SLOT_FREE)
+			return;
+	}
+	ibpost_queue_advance(q);
 }
 
 /* @slot's entry in @q's parked completions. */
@@ -600,23 +612,32 @@ ibpost_slot_sync_done(struct ibpost_slot *slot, enum ib_wc_status status)
 }
 
 /*
+ * ibpost_slot_sync_end()'s answer: an enum ibpost_sync_end in the low
+ * bits, a sync orphaned by its waiter (or NULL) in the rest. One value,
+ * not an out-parameter: a local whose address the completion handlers
+ * took would cost them the stack protector's canary.
+ */
+#define IBPOST_SYNC_END_MASK	3UL
+static_assert(!(IBPOST_SYNC_DEFER & ~IBPOST_SYNC_END_MASK) &&
+	      __alignof__(struct ibpost_sync) > IBPOST_SYNC_END_MASK);
+
+/*
  * The internal WR of @slot is over with @status: wake its waiter (its
- * sync, orphaned, in *@orphaned for the caller to release), or tell the
+ * sync, orphaned, returned for the caller to release), or tell the
  * client's object (struct ibpost_sync's @end). Return: enum
  * ibpost_sync_end: the slot's context hidden (always, but for a carrier),
- * delivered, or deferred (the slot stays, struct ibpost_sync).
+ * delivered, or deferred (the slot stays, struct ibpost_sync); with the
+ * orphan (IBPOST_SYNC_END_MASK).
  */
-static noinline int ibpost_slot_sync_end(struct ibpost_slot *slot,
-					 enum ib_wc_status status,
-					 struct ibpost_sync **orphaned)
+static noinline unsigned long ibpost_slot_sync_end(struct ibpost_slot *slot,
+						   enum ib_wc_status status)
 {
 	struct ibpost_sync *sync = slot->sync;
 	int ret;
 
-	if (!sync->end) {
-		*orphaned = ibpost_slot_sync_done(slot, status);
-		return IBPOST_SYNC_HIDE;
-	}
+	if (!sync->end)
+		return (unsigned long)ibpost_slot_sync_done(slot, status) |
+		       IBPOST_SYNC_HIDE;
 	ret = sync->end(sync->orphan, slot, status);
 	if (ret == IBPOST_SYNC_DEFER) {
 		slot->synthetic = true;
@@ -803,7 +824,10 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 	ibpost_slot_release(q, slot);
 	if (unlikely(slot->sync)) {
 		/* Internal WR: wake its waiter, never show it; or a client's. */
-		switch (ibpost_slot_sync_end(slot, wc->status, &orphaned)) {
+		unsigned long end = ibpost_slot_sync_end(slot, wc->status);
+
+		orphaned = (struct ibpost_sync *)(end & ~IBPOST_SYNC_END_MASK);
+		switch (end & IBPOST_SYNC_END_MASK) {
 		case IBPOST_SYNC_HIDE:
 			deliver = false;
 			break;
