@@ -10,6 +10,7 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 #include "ibpost_test.h"
+#include "gate.h"
 #include "../drivers/ibpost_test_access.h"
 
 static struct ibpost_test_pair *sq_pair_ctx(struct kunit *test, u32 interval,
@@ -475,24 +476,6 @@ static void ibpost_stats_count_posts_and_completions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2ULL, st.flushed);
 }
 
-/* The SUBMIT hook: "the provider" refuses the next post from WR *data. */
-static int sq_refuse_at(enum ibpost_hook point, void *obj, void *data)
-{
-	int *at = data;
-	int k;
-
-	if (point != IBPOST_HOOK_SUBMIT)
-		return 0;
-	k = *at;
-	*at = 0;
-	return k;
-}
-
-static void sq_unhook(void *data)
-{
-	ibpost_test_set_hook(NULL, NULL);
-}
-
 /* RUN_CHAINS chains of RUN_LEN WRITEs; the last one's second WR elsewhere. */
 #define RUN_CHAINS 7
 #define RUN_LEN 8
@@ -553,7 +536,7 @@ static void ibpost_sq_runs_reclaimed_at_once(struct kunit *test)
 	const struct ib_send_wr *bad;
 	u8 *want, *canary;
 	u32 c, last = 0;
-	int i, refuse_at;
+	int i;
 
 	KUNIT_ASSERT_EQ(test, 4U, p->got.signal_interval);
 	want = kunit_kmalloc(test, len, GFP_KERNEL);
@@ -611,13 +594,10 @@ static void ibpost_sq_runs_reclaimed_at_once(struct kunit *test)
 	/* WRs 0-3 queued (3 signaled by the interval), 4-7 refused. */
 	tq0 = tq;
 	sq_run_chain(test, p, wr, sge, 0, m2, false);
-	refuse_at = 5;
-	ibpost_test_defer(test, sq_unhook, NULL);
-	KUNIT_ASSERT_EQ(test, 0, ibpost_test_set_hook(sq_refuse_at,
-						      &refuse_at));
+	/* "The provider" refuses this post from WR 4 on, and no other. */
+	ibpost_gate(test, IBPOST_HOOK_SUBMIT)->refuse = 5;
 	KUNIT_EXPECT_EQ(test, -EIO,
 			ibpost_post_send_list(p->a, &wr[0].wr, &bad));
-	ibpost_test_set_hook(NULL, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, &wr[4].wr, bad);
 	for (i = 0; i < 500 && ibpost_test_in_use(p->a, true); i++)
 		usleep_range(1000, 2000);
