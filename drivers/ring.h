@@ -128,7 +128,7 @@ struct ibpost_ring_dma {
 /* slot->state */
 enum ibpost_slot_state {
 	IBPOST_SLOT_FREE,
-	IBPOST_SLOT_POSTED,	/* owned by the provider */
+	IBPOST_SLOT_POSTED,	/* owned by the provider; a send slot only in [tail, head) */
 	IBPOST_SLOT_DONE,	/* completion waiting for ibpost_get_*_comp */
 };
 
@@ -375,14 +375,16 @@ struct ibpost_ring_qp {
  *       gets the completion (@done_fn is NULL)
  * @since_signal: WRs posted unsignaled since the last signaled one
  * @run_hits: send queue: their SGEs in @hit, or with IBPOST_RUN_BROKEN
- *            set (struct ibpost_slot's @run); written by the poster only
+ *            set (struct ibpost_slot's @run); written by the poster, and
+ *            by a run's break (ibpost_ring_run_break())
  * @signal_interval: force a signal at least this often
  * @run_gen: send queue: bumped by whatever frees, flushes or marks a slot
  *           otherwise than a signaled WR's in-order completion
  *           (ibpost_ring_run_break()); a run is reclaimed at once only
  *           while the generation its signaled slot saw is current (64
  *           bits: never the same again). Read by poster and completer,
- *           written rarely
+ *           written on a break only (on iWARP, once per READ with a
+ *           sink)
  * @provider_errors: posts the provider refused after ibpost's checks passed
  * @reserved: send queue: slots kept back for carriers (the invalidations
  *            of fast registrations, frwr.c): a consumer's WR finds

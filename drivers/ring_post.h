@@ -368,7 +368,10 @@ static __always_inline void ibpost_ring_link_send(struct ibpost_ring_post *p,
 		q->stage_prefix[i] = prefix;
 		prefix->next = copy;
 		slot->prefixed = true;
-		/* Not plain: its run is reclaimed slot by slot. */
+		/*
+		 * A prefixed WR is not plain: neither the run behind it nor
+		 * the next is reclaimed at once.
+		 */
 		ibpost_ring_run_break(q);
 	}
 	/* @stage is the stage's @i-th: the one before it is the batch's last. */
