@@ -47,6 +47,7 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->posts_one = q->test_posts[0];
 	tq->posts_chain = q->test_posts[1];
 	tq->run_reclaims = q->test_run_reclaims;
+	tq->comp_common = q->test_comp_common;
 	st = q->stats;
 	spin_unlock_irqrestore(&q->lock, flags);
 	tq->mask = q->mask;

@@ -39,6 +39,7 @@
  * @posts_chain: post calls that ran its copy for chains
  * @run_reclaims: send queue: runs of unsignaled WRs a signaled completion
  *                reclaimed at once, without a look at their slots
+ * @comp_common: completions the handlers took on their common path
  */
 struct ibpost_test_queue {
 	u32 head, tail, mask, depth;
@@ -47,7 +48,7 @@ struct ibpost_test_queue {
 	u64 posted, completed, flushed, failed, forced_signals;
 	u64 refused_einval, refused_enomem, refused_enotconn;
 	u64 refused_enodev, refused_other;
-	u32 posts_one, posts_chain, run_reclaims;
+	u32 posts_one, posts_chain, run_reclaims, comp_common;
 };
 
 void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,

@@ -512,25 +512,36 @@ static void ibpost_queue_advance(struct ibpost_queue *q)
  * tail of an any-order ring (which parks nothing), or behind the tail
  * once the slots before it are too. The common case without a call: the
  * slot freed is the tail's (no carrier's reserve to give back), and the
- * next one is not free.
+ * next one is not free. Constants where the caller knows them: @freed,
+ * @slot is free and was no carrier's; @send, @q is a send queue (never
+ * any-order).
  */
-static __always_inline void ibpost_queue_release(struct ibpost_queue *q,
-						 const struct ibpost_slot *slot)
+static __always_inline void __ibpost_queue_release(struct ibpost_queue *q,
+						   const struct ibpost_slot *slot,
+						   const bool freed,
+						   const bool send)
 {
 	u32 tail = q->tail;
 
-	if (unlikely(q->free_idx)) {
+	if (!send && unlikely(q->free_idx)) {
 		q->free_idx[q->free_tail++ & q->mask] = slot - q->slots;
 		return;
 	}
-	if (likely(slot->pos == tail && slot->state == IBPOST_SLOT_FREE &&
-		   !slot->reserve)) {
+	if (likely(slot->pos == tail &&
+		   (freed || (slot->state == IBPOST_SLOT_FREE &&
+			      !slot->reserve)))) {
 		q->tail = ++tail;
 		if (tail == q->head ||
 		    q->slots[tail & q->mask].state != IBPOST_SLOT_FREE)
 			return;
 	}
 	ibpost_queue_advance(q);
+}
+
+static __always_inline void ibpost_queue_release(struct ibpost_queue *q,
+						 const struct ibpost_slot *slot)
+{
+	__ibpost_queue_release(q, slot, false, false);
 }
 
 /* @slot's entry in @q's parked completions. */
@@ -864,6 +875,79 @@ static __always_inline void ibpost_slot_finish(struct ibpost_queue *q,
 		ibpost_ring_deliver(q, cq, context, wc);
 }
 
+/*
+ * struct ibpost_slot's @bits with the fields named in @... set, the others
+ * 0: a constant.
+ */
+#define IBPOST_SLOT_BITS(...) (((struct ibpost_slot){ __VA_ARGS__ }).bits)
+
+/*
+ * Whether @slot is in a completion's common case, by one test of its
+ * bits: posted and given to the provider, signaled and to be shown, no
+ * prefix, carrier's reserve or deferral (its uses and DMA ranges are
+ * released as any slot's).
+ */
+static __always_inline bool ibpost_slot_common(const struct ibpost_slot *slot)
+{
+	const u64 mask = IBPOST_SLOT_BITS(.state = U8_MAX, .signaled = 1,
+					  .user_signaled = 1, .synthetic = 1,
+					  .prefixed = 1, .reserve = 1,
+					  .deferred = 1);
+	const u64 common = IBPOST_SLOT_BITS(.state = IBPOST_SLOT_POSTED,
+					    .signaled = 1, .user_signaled = 1);
+
+	return (slot->bits & mask) == common;
+}
+
+/*
+ * Whether the completion @wc of @slot takes the common path: the slot's
+ * bits (above), no internal WR, a success, no sink watching the send
+ * queue's successes, and a queue that hands its completions to a
+ * callback. (A send slot's position is tested by its caller.)
+ */
+static __always_inline bool ibpost_comp_common(const struct ibpost_queue *q,
+					       const struct ibpost_slot *slot,
+					       const struct ib_wc *wc)
+	__must_hold(&q->lock)
+{
+	return ibpost_slot_common(slot) && !slot->sync &&
+	       wc->status == IB_WC_SUCCESS && !q->watch_success &&
+	       ibpost_queue_calls_back(q);
+}
+
+/*
+ * ibpost_slot_finish() for a completion in the common case (above),
+ * with nothing else tested: @slot's uses are released, the slot is
+ * freed, the tail moves and its context goes to the callback. The
+ * caller has emitted the completion's trace event; q->lock, taken with
+ * @flags, is released on return. @send: @q is a send queue.
+ */
+static __always_inline void
+ibpost_slot_finish_common(struct ibpost_queue *q, struct ib_cq *cq,
+			  struct ibpost_slot *slot, struct ib_wc *wc,
+			  unsigned long flags, const bool send)
+	__releases(&q->lock)
+{
+	const u64 own = IBPOST_SLOT_BITS(.nuse = U8_MAX, .ndma = U8_MAX);
+	void *context = slot->context;
+	unsigned int nhit = slot->nhit;
+
+	q->stats.completed++;
+	ibpost_queue_count_comp_common(q);
+	/* Its SGEs all in the hit, which keeps other users: inline. */
+	if (likely(!(slot->bits & own) &&
+		   nhit < q->hit_users)) {
+		q->hit_users -= nhit;
+		slot->nhit = 0;
+	} else {
+		ibpost_slot_release(q, slot);
+	}
+	slot->state = IBPOST_SLOT_FREE;
+	__ibpost_queue_release(q, slot, true, send);
+	spin_unlock_irqrestore(&q->lock, flags);
+	ibpost_ring_deliver(q, cq, context, wc);
+}
+
 /* A stale completion (below), named. Return: true. */
 static noinline bool ibpost_slot_stale_log(struct ibpost_queue *q,
 					   struct ib_cq *cq,
@@ -1024,15 +1108,16 @@ ibpost_send_reclaim_before(struct ibpost_queue *q,
 	ibpost_send_reclaim_before_slots(q, slot);
 }
 
-static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The completion of a send WR, but its common case (below). */
+static noinline void ibpost_send_done_slow(struct ibpost_queue *q,
+					   struct ib_cq *cq,
+					   struct ibpost_slot *slot,
+					   struct ib_wc *wc,
+					   unsigned long flags)
+	__releases(&q->lock)
 {
-	struct ibpost_slot *slot =
-		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
-	struct ibpost_queue *q = slot->queue;
-	unsigned long flags;
 	bool deliver;
 
-	spin_lock_irqsave(&q->lock, flags);
 	if (unlikely(ibpost_slot_stale(q, slot, cq, wc, true))) {
 		spin_unlock_irqrestore(&q->lock, flags);
 		return;
@@ -1044,6 +1129,45 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	deliver = slot->user_signaled || wc->status != IB_WC_SUCCESS;
 	trace_ibpost_send_comp(q, slot, wc, deliver && !slot->sync);
 	ibpost_slot_finish(q, cq, slot, wc, deliver, flags);
+}
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_slot *slot =
+		container_of(wc->wr_cqe, struct ibpost_slot, cqe);
+	struct ibpost_queue *q = slot->queue;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	/*
+	 * Not stale: a posted slot that is signaled lies in [tail, head)
+	 * (only unsignaled ones stay posted behind the tail, reclaimed
+	 * with their run); the WRs before it are reclaimed first.
+	 */
+	if (likely(ibpost_comp_common(q, slot, wc))) {
+		if (slot->pos != q->tail)
+			ibpost_send_reclaim_before(q, slot);
+		trace_ibpost_send_comp(q, slot, wc, true);
+		ibpost_slot_finish_common(q, cq, slot, wc, flags, true);
+		return;
+	}
+	ibpost_send_done_slow(q, cq, slot, wc, flags);
+}
+
+/* The completion of a receive WR, but its common case (below). */
+static noinline void ibpost_recv_done_slow(struct ibpost_queue *q,
+					   struct ib_cq *cq,
+					   struct ibpost_slot *slot,
+					   struct ib_wc *wc,
+					   unsigned long flags)
+	__releases(&q->lock)
+{
+	if (unlikely(ibpost_slot_stale(q, slot, cq, wc, false))) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
+	trace_ibpost_recv_comp(q, slot, wc, true);
+	ibpost_slot_finish(q, cq, slot, wc, true, flags);
 }
 
 void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -1062,12 +1186,12 @@ void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    wc->status == IB_WC_SUCCESS && q->key_retired)
 		q->key_retired(q->dev, wc->ex.invalidate_rkey);
 	spin_lock_irqsave(&q->lock, flags);
-	if (unlikely(ibpost_slot_stale(q, slot, cq, wc, false))) {
-		spin_unlock_irqrestore(&q->lock, flags);
+	if (likely(ibpost_comp_common(q, slot, wc))) {
+		trace_ibpost_recv_comp(q, slot, wc, true);
+		ibpost_slot_finish_common(q, cq, slot, wc, flags, false);
 		return;
 	}
-	trace_ibpost_recv_comp(q, slot, wc, true);
-	ibpost_slot_finish(q, cq, slot, wc, true, flags);
+	ibpost_recv_done_slow(q, cq, slot, wc, flags);
 }
 
 /*

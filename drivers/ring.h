@@ -168,6 +168,9 @@ enum ibpost_slot_state {
  * @opcode: send queue: the WR's opcode as posted (test builds only, for
  *          the test accessor)
  * @wc_status: the completion's status, while @state is IBPOST_SLOT_DONE
+ * @pad: 0
+ * @bits: @state to @pad as one word, which the completion handlers test
+ *        at once (ibpost_slot_common())
  * @done_node: entry in the queue's list of waiting completions; the rest
  *             of the completion is in the queue's @parked entry of the
  *             slot's index
@@ -193,19 +196,25 @@ struct ibpost_slot {
 	struct ibpost_sync *sync;
 	u32 since_before;
 	u32 pos;
-	u8 state;
-	u8 signaled:1;
-	u8 user_signaled:1;
-	u8 synthetic:1;
-	u8 prefixed:1;
-	u8 reserve:1;
-	u8 deferred:1;
-	u8 spare:2;
-	u8 nuse;
-	u8 nhit;
-	u8 opcode;
-	u8 wc_status;
-	u8 ndma;
+	union {
+		struct {
+			u8 state;
+			u8 signaled:1;
+			u8 user_signaled:1;
+			u8 synthetic:1;
+			u8 prefixed:1;
+			u8 reserve:1;
+			u8 deferred:1;
+			u8 spare:2;
+			u8 nuse;
+			u8 nhit;
+			u8 opcode;
+			u8 wc_status;
+			u8 ndma;
+			u8 pad;
+		};
+		u64 bits;
+	};
 	union {
 		struct list_head done_node;
 		struct {
@@ -217,6 +226,11 @@ struct ibpost_slot {
 
 /* One cache line on 64-bit: a ring of 256 slots (depth 128 on rxe) is 4 pages. */
 static_assert(!IS_ENABLED(CONFIG_64BIT) || sizeof(struct ibpost_slot) <= 64);
+/* @bits covers @state to @pad, no more, no less. */
+static_assert(offsetofend(struct ibpost_slot, pad) ==
+	      offsetofend(struct ibpost_slot, bits) &&
+	      offsetof(struct ibpost_slot, state) ==
+	      offsetof(struct ibpost_slot, bits));
 static_assert(IB_WC_GENERAL_ERR <= U8_MAX && IB_WR_REG_MR <= U8_MAX);
 
 static_assert(IB_WC_WITH_NETWORK_HDR_TYPE < 1 << 8);
@@ -446,6 +460,9 @@ struct ibpost_ring_qp {
  *              one-WR copy ([0]) and its chain copy ([1]), under @lock
  * @test_run_reclaims: test builds: runs of unsignaled WRs reclaimed at
  *                     once (ibpost_send_reclaim_before()), under @lock
+ * @test_comp_common: test builds: completions the handlers took on their
+ *                    common path (ibpost_slot_finish_common()), under
+ *                    @lock
  */
 struct ibpost_queue {
 	/* Written by poster and completer alike: the lock's line. */
@@ -508,6 +525,7 @@ struct ibpost_queue {
 #ifdef IBPOST_TEST_HOOKS
 	u32 test_posts[2];
 	u32 test_run_reclaims;
+	u32 test_comp_common;
 #endif
 } ____cacheline_aligned;
 
@@ -717,6 +735,13 @@ static inline void ibpost_queue_count_run_reclaim(struct ibpost_queue *q)
 	lockdep_assert_held(&q->lock);
 	q->test_run_reclaims++;
 }
+
+/* A completion taken on the handlers' common path, counted for the suites. */
+static inline void ibpost_queue_count_comp_common(struct ibpost_queue *q)
+{
+	lockdep_assert_held(&q->lock);
+	q->test_comp_common++;
+}
 #else
 static inline void ibpost_slot_set_opcode(struct ibpost_slot *slot,
 					  enum ib_wr_opcode opcode)
@@ -728,6 +753,10 @@ static inline void ibpost_queue_count_post(struct ibpost_queue *q, bool one)
 }
 
 static inline void ibpost_queue_count_run_reclaim(struct ibpost_queue *q)
+{
+}
+
+static inline void ibpost_queue_count_comp_common(struct ibpost_queue *q)
 {
 }
 #endif

@@ -401,6 +401,115 @@ static void ibpost_comp_unsignaled_before_error_reclaimed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, IB_QPS_ERR, ibpost_test_qp_state(test, p->a));
 }
 
+#define COMMON_WRS 8
+
+/*
+ * memcmp() of @len bytes a WRITE put at @dst, once they are there: on
+ * iWARP a WRITE is over once TCP has it, its bytes land after (up to
+ * 2-4 s; a mismatch after that is returned).
+ */
+static int comp_landed(const void *dst, const void *src, size_t len)
+{
+	int i;
+
+	for (i = 0; i < 400 && memcmp(dst, src, len); i++)
+		usleep_range(5000, 10000);
+	return memcmp(dst, src, len);
+}
+
+/*
+ * The completion handlers' common path (a signaled success of a plain
+ * slot on a queue with a callback) and what it leaves to the full one:
+ * COMMON_WRS SENDs from the queue's hit and one from an MR of its own
+ * (a use counted outside the hit) complete there, send and receive, every
+ * byte where it belongs, every MR's count back to 0; the WR a signal is
+ * forced on completes on the full path and is never shown; so do the
+ * completions of a queue that parks them for ibpost_get_*_comp().
+ */
+static void ibpost_comp_common_path(struct kunit *test)
+{
+	size_t len = COMMON_WRS * 64;
+	struct ibpost_test_queue sq0, sq, rq0, rq;
+	struct ibpost_test_pair *p, *q;
+	struct ibpost_test_buf *m2;
+	struct ibpost_qp_attr attr;
+	struct ibpost_test_cb *c;
+	u32 i, n = 2 * (COMMON_WRS + 1);
+	u8 *canary;
+
+	c = ibpost_test_cb_attr(test, &attr);
+	attr.max_send_wr = 32;
+	attr.max_recv_wr = 32;
+	attr.signal_interval = 4;
+	p = ibpost_test_pair(test, &attr);
+	m2 = ibpost_test_buf_new(test, p->dev, IBPOST_TEST_BUF_LEN);
+	ibpost_test_fill(p->abuf.buf, len + 64, 0xc0111);
+	ibpost_test_fill(m2->buf, 64, 0x2e2);
+	memset(p->bbuf.buf, 0xee, len + 64);
+	canary = ibpost_test_canary(test, p->bbuf.buf + len + 64, 64, 0xca1b);
+	ibpost_test_queue_get(p->a, true, &sq0);
+	ibpost_test_queue_get(p->b, false, &rq0);
+	for (i = 0; i <= COMMON_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_recv(p->b, CTX(COMMON_WRS + 1 + i),
+						 (u8 *)p->bbuf.buf + 64 * i,
+						 64, p->bbuf.mr));
+	for (i = 0; i < COMMON_WRS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				ibpost_post_send(p->a, CTX(i),
+						 (u8 *)p->abuf.buf + 64 * i, 64,
+						 p->abuf.mr, IB_SEND_SIGNALED));
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_send(p->a, CTX(COMMON_WRS), m2->buf, 64,
+					 m2->mr, IB_SEND_SIGNALED));
+	KUNIT_EXPECT_EQ(test, n, ibpost_test_cb_wait(c, n));
+	KUNIT_EXPECT_EQ(test, n, c->success);
+	KUNIT_EXPECT_EQ(test, 0, c->dups);
+	ibpost_test_queue_get(p->a, true, &sq);
+	ibpost_test_queue_get(p->b, false, &rq);
+	KUNIT_EXPECT_EQ(test, COMMON_WRS + 1, sq.comp_common - sq0.comp_common);
+	KUNIT_EXPECT_EQ(test, COMMON_WRS + 1, rq.comp_common - rq0.comp_common);
+	KUNIT_EXPECT_EQ(test, 0U, sq.head - sq.tail);
+	KUNIT_EXPECT_EQ(test, 0U, rq.head - rq.tail);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf, p->bbuf.buf, len));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(m2->buf, p->bbuf.buf + len, 64));
+	ibpost_test_expect_canary(test, p->bbuf.buf + len + 64, canary, 64);
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->bbuf.mr));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(m2->mr));
+
+	/* Four unsignaled WRITEs: ibpost signals the fourth, unseen. */
+	sq0 = sq;
+	memset(p->bw.buf, 0xee, 32);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, 0, comp_write(p, CTX(100 + i), 8 * i,
+						    0, 0));
+	for (i = 0; i < 500 && ibpost_test_in_use(p->a, true); i++)
+		usleep_range(1000, 2000);
+	ibpost_test_queue_get(p->a, true, &sq);
+	KUNIT_EXPECT_EQ(test, 0U, sq.head - sq.tail);
+	KUNIT_EXPECT_EQ(test, sq0.completed + 4, sq.completed);
+	KUNIT_EXPECT_EQ(test, sq0.forced_signals + 1, sq.forced_signals);
+	KUNIT_EXPECT_EQ(test, sq0.comp_common, sq.comp_common);
+	KUNIT_EXPECT_EQ(test, n, ibpost_test_cb_calls(c));
+	KUNIT_EXPECT_EQ(test, 0, comp_landed(p->bw.buf, p->abuf.buf, 32));
+
+	/* A queue that parks its completions: the full path. */
+	q = ibpost_test_pair(test, NULL);
+	ibpost_test_queue_get(q->a, true, &sq0);
+	ibpost_test_fill(q->abuf.buf, 64, 0xc0112);
+	KUNIT_ASSERT_EQ(test, 0,
+			ibpost_post_write(q->a, CTX(200), q->abuf.buf, 64,
+					  q->abuf.mr, IB_SEND_SIGNALED,
+					  ibpost_mr_remote_addr(q->bw.mr),
+					  ibpost_mr_rkey(q->bw.mr)));
+	ibpost_test_send_ok(test, q->a, CTX(200));
+	ibpost_test_queue_get(q->a, true, &sq);
+	KUNIT_EXPECT_EQ(test, sq0.comp_common, sq.comp_common);
+	KUNIT_EXPECT_EQ(test, sq0.completed + 1, sq.completed);
+	KUNIT_EXPECT_EQ(test, 0, comp_landed(q->bw.buf, q->abuf.buf, 64));
+}
+
 /* White-box: wait until @q of @qp counted @want WRs that succeeded. */
 static u64 comp_wait_completed(struct ibpost_qp *qp, bool send, u64 want)
 {
@@ -1462,6 +1571,7 @@ static struct kunit_case ibpost_comp_cases[] = {
 	KUNIT_CASE(ibpost_comp_qp_event_fatal_flushes),
 	KUNIT_CASE(ibpost_comp_qp_event_none_after_destroy),
 	KUNIT_CASE(ibpost_comp_unsignaled_before_error_reclaimed),
+	KUNIT_CASE(ibpost_comp_common_path),
 	KUNIT_CASE(ibpost_comp_queued_survives_reset),
 	KUNIT_CASE(ibpost_comp_stale_completion_ignored),
 	KUNIT_CASE(ibpost_comp_flush_overtakes_unsignaled),
