@@ -13,6 +13,7 @@
 #include "qp.h"
 #include "mr_table.h"
 #include "ring_post.h"
+#include "srq.h"
 
 /* The suites' view of ibpost's insides (ibpost_test_access.h). */
 
@@ -67,6 +68,28 @@ void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 	tq->refused_other = st.refused.other;
 }
 EXPORT_SYMBOL_NS_GPL(ibpost_test_queue_get, IBPOST_NS);
+
+/**
+ * ibpost_test_srq_comp_common - completions an SRQ's handler took on its
+ *                               common path
+ * @srq: the SRQ
+ *
+ * For ibpost's own KUnit suites only; exists in test builds only.
+ *
+ * Context: Any context.
+ * Return: the count, read under the SRQ's queue lock.
+ */
+u32 ibpost_test_srq_comp_common(struct ibpost_srq *srq)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	n = srq->rq.test_comp_common;
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(ibpost_test_srq_comp_common, IBPOST_NS);
 
 void ibpost_test_frwr_get(struct ibpost_qp *qp, struct ibpost_test_frwr *tf)
 {

@@ -53,6 +53,7 @@ struct ibpost_test_queue {
 
 void ibpost_test_queue_get(struct ibpost_qp *qp, bool send,
 			   struct ibpost_test_queue *tq);
+u32 ibpost_test_srq_comp_common(struct ibpost_srq *srq);
 int ibpost_test_queue_set_pos(struct ibpost_qp *qp, bool send, u32 pos);
 void ibpost_test_replay_comp(struct ibpost_qp *qp, bool send, u32 pos,
 			     enum ib_wc_status status);

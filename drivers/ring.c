@@ -903,7 +903,7 @@ static __always_inline bool ibpost_slot_common(const struct ibpost_slot *slot)
  * Whether the completion @wc of @slot takes the common path: the slot's
  * bits (above), no internal WR, a success, no sink watching the send
  * queue's successes, and a queue that hands its completions to a
- * callback. (A send slot's position is tested by its caller.)
+ * callback.
  */
 static __always_inline bool ibpost_comp_common(const struct ibpost_queue *q,
 					       const struct ibpost_slot *slot,
@@ -934,9 +934,9 @@ ibpost_slot_finish_common(struct ibpost_queue *q, struct ib_cq *cq,
 
 	q->stats.completed++;
 	ibpost_queue_count_comp_common(q);
-	/* Its SGEs all in the hit, which keeps other users: inline. */
+	/* Its SGEs, if any, all in the hit, which keeps other users. */
 	if (likely(!(slot->bits & own) &&
-		   nhit < q->hit_users)) {
+		   (!nhit || nhit < q->hit_users))) {
 		q->hit_users -= nhit;
 		slot->nhit = 0;
 	} else {
@@ -1036,7 +1036,14 @@ ibpost_send_reclaim_before_slots(struct ibpost_queue *q,
 {
 	u32 pos = q->tail, end = slot->pos, head = q->head, hits = 0;
 
-	/* A posted slot's position lies in [tail, head): head only guards. */
+	/*
+	 * A posted signaled slot's position lies in [tail, head); the
+	 * common path does not test it (ibpost_send_done()), so it is
+	 * asserted here, where a slot behind the tail would free WRs still
+	 * queued.
+	 */
+	if (WARN_ON_ONCE(end - pos >= head - pos))
+		return;
 	if (likely(!trace_ibpost_send_reclaim_enabled())) {
 		struct ibpost_slot *slots = q->slots;
 		u32 mask = q->mask, idx = pos & mask, i;
@@ -1142,7 +1149,10 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	/*
 	 * Not stale: a posted slot that is signaled lies in [tail, head)
 	 * (only unsignaled ones stay posted behind the tail, reclaimed
-	 * with their run); the WRs before it are reclaimed first.
+	 * with their run; whatever else frees slots frees it too, or bumps
+	 * the run generation: ibpost_send_reclaim_before() then takes the
+	 * slot-by-slot path, which asserts it). The WRs before it are
+	 * reclaimed first.
 	 */
 	if (likely(ibpost_comp_common(q, slot, wc))) {
 		if (slot->pos != q->tail)

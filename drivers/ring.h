@@ -128,7 +128,11 @@ struct ibpost_ring_dma {
 /* slot->state */
 enum ibpost_slot_state {
 	IBPOST_SLOT_FREE,
-	IBPOST_SLOT_POSTED,	/* owned by the provider; a send slot only in [tail, head) */
+	/*
+	 * Owned by the provider; a signaled send slot only in [tail, head),
+	 * unsignaled ones also behind the tail (reclaimed with their run).
+	 */
+	IBPOST_SLOT_POSTED,
 	IBPOST_SLOT_DONE,	/* completion waiting for ibpost_get_*_comp */
 };
 

@@ -420,8 +420,8 @@ static int comp_landed(const void *dst, const void *src, size_t len)
 /*
  * The completion handlers' common path (a signaled success of a plain
  * slot on a queue with a callback) and what it leaves to the full one:
- * COMMON_WRS SENDs from the queue's hit and one from an MR of its own
- * (a use counted outside the hit) complete there, send and receive, every
+ * COMMON_WRS SENDs from the queue's hit and one with a second MR (a use
+ * counted outside the hit) complete there, send and receive, every
  * byte where it belongs, every MR's count back to 0; the WR a signal is
  * forced on completes on the full path and is never shown; so do the
  * completions of a queue that parks them for ibpost_get_*_comp().
@@ -435,6 +435,7 @@ static void ibpost_comp_common_path(struct kunit *test)
 	struct ibpost_qp_attr attr;
 	struct ibpost_test_cb *c;
 	u32 i, n = 2 * (COMMON_WRS + 1);
+	struct ibpost_sge sgl[2];
 	u8 *canary;
 
 	c = ibpost_test_cb_attr(test, &attr);
@@ -445,6 +446,8 @@ static void ibpost_comp_common_path(struct kunit *test)
 	m2 = ibpost_test_buf_new(test, p->dev, IBPOST_TEST_BUF_LEN);
 	ibpost_test_fill(p->abuf.buf, len + 64, 0xc0111);
 	ibpost_test_fill(m2->buf, 64, 0x2e2);
+	sgl[0] = (struct ibpost_sge){ p->abuf.buf + len, 32, p->abuf.mr };
+	sgl[1] = (struct ibpost_sge){ m2->buf, 32, m2->mr };
 	memset(p->bbuf.buf, 0xee, len + 64);
 	canary = ibpost_test_canary(test, p->bbuf.buf + len + 64, 64, 0xca1b);
 	ibpost_test_queue_get(p->a, true, &sq0);
@@ -459,9 +462,10 @@ static void ibpost_comp_common_path(struct kunit *test)
 				ibpost_post_send(p->a, CTX(i),
 						 (u8 *)p->abuf.buf + 64 * i, 64,
 						 p->abuf.mr, IB_SEND_SIGNALED));
+	/* Two MRs in one WR: one at least is a use of its own. */
 	KUNIT_ASSERT_EQ(test, 0,
-			ibpost_post_send(p->a, CTX(COMMON_WRS), m2->buf, 64,
-					 m2->mr, IB_SEND_SIGNALED));
+			ibpost_post_sendv(p->a, CTX(COMMON_WRS), sgl, 2,
+					  IB_SEND_SIGNALED));
 	KUNIT_EXPECT_EQ(test, n, ibpost_test_cb_wait(c, n));
 	KUNIT_EXPECT_EQ(test, n, c->success);
 	KUNIT_EXPECT_EQ(test, 0, c->dups);
@@ -472,7 +476,9 @@ static void ibpost_comp_common_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0U, sq.head - sq.tail);
 	KUNIT_EXPECT_EQ(test, 0U, rq.head - rq.tail);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf, p->bbuf.buf, len));
-	KUNIT_EXPECT_EQ(test, 0, memcmp(m2->buf, p->bbuf.buf + len, 64));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(p->abuf.buf + len, p->bbuf.buf + len,
+					32));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(m2->buf, p->bbuf.buf + len + 32, 32));
 	ibpost_test_expect_canary(test, p->bbuf.buf + len + 64, canary, 64);
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
 	KUNIT_EXPECT_EQ(test, 0, ibpost_test_mr_users(p->bbuf.mr));
@@ -486,6 +492,8 @@ static void ibpost_comp_common_path(struct kunit *test)
 						    0, 0));
 	for (i = 0; i < 500 && ibpost_test_in_use(p->a, true); i++)
 		usleep_range(1000, 2000);
+	/* A context shown by mistake would be delivered after the unlock. */
+	msleep(50);
 	ibpost_test_queue_get(p->a, true, &sq);
 	KUNIT_EXPECT_EQ(test, 0U, sq.head - sq.tail);
 	KUNIT_EXPECT_EQ(test, sq0.completed + 4, sq.completed);

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/wait.h>
 #include "ibpost_test.h"
+#include "../drivers/ibpost_test_access.h"
 
 #define CQE_WRS	8
 #define CQE_LEN	64
@@ -152,8 +153,11 @@ static void ibpost_cqe_completes_through_done(struct kunit *test)
 	struct ibpost_test_pair *p = cqe_pair(test, ctx);
 	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
 	u8 *src = p->abuf.buf, *dst = p->bbuf.buf;
+	struct ibpost_test_queue sq0, sq, rq0, rq;
 	int i, signaled = 0, want;
 
+	ibpost_test_queue_get(p->a, true, &sq0);
+	ibpost_test_queue_get(p->b, false, &rq0);
 	ibpost_test_fill(src, CQE_WRS * CQE_LEN, 0xc0e);
 	ibpost_test_fill(dst, 2 * CQE_WRS * CQE_LEN, 0xbad);
 	for (i = 0; i < 2 * CQE_WRS; i++)
@@ -187,6 +191,11 @@ static void ibpost_cqe_completes_through_done(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, 0, memcmp(src, dst, CQE_WRS * CQE_LEN));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&run->strays));
+	/* Each a success of a plain slot: the handlers' common path. */
+	ibpost_test_queue_get(p->a, true, &sq);
+	ibpost_test_queue_get(p->b, false, &rq);
+	KUNIT_EXPECT_EQ(test, (u32)signaled, sq.comp_common - sq0.comp_common);
+	KUNIT_EXPECT_EQ(test, (u32)CQE_WRS, rq.comp_common - rq0.comp_common);
 
 	/*
 	 * b to ERR: the receives left come back flushed by the provider,

@@ -290,6 +290,8 @@ static void ibpost_srq_two_qps_share_receives(struct kunit *test)
 	for (i = 0; i < 6; i++)
 		srq_send(test, a[i / 3], src, i, seeds[i]);
 	KUNIT_ASSERT_EQ(test, 6, srq_wait(rec, ctx, b, 2, 6));
+	/* Six successes with a callback: the handler's common path. */
+	KUNIT_EXPECT_EQ(test, 6U, ibpost_test_srq_comp_common(srq));
 
 	for (i = 0; i < 8; i++) {
 		struct srq_req *req = &rec->req[i];
