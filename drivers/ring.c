@@ -934,9 +934,11 @@ ibpost_slot_finish_common(struct ibpost_queue *q, struct ib_cq *cq,
 
 	q->stats.completed++;
 	ibpost_queue_count_comp_common(q);
-	/* Its SGEs, if any, all in the hit, which keeps other users. */
-	if (likely(!(slot->bits & own) &&
-		   (!nhit || nhit < q->hit_users))) {
+	/*
+	 * Its SGEs all in the hit, which keeps other users. (A WR with
+	 * none, on a queue whose hit has no user left, takes the call.)
+	 */
+	if (likely(!(slot->bits & own) && nhit < q->hit_users)) {
 		q->hit_users -= nhit;
 		slot->nhit = 0;
 	} else {
