@@ -404,20 +404,6 @@ static void ibpost_comp_unsignaled_before_error_reclaimed(struct kunit *test)
 #define COMMON_WRS 8
 
 /*
- * memcmp() of @len bytes a WRITE put at @dst, once they are there: on
- * iWARP a WRITE is over once TCP has it, its bytes land after (up to
- * 2-4 s; a mismatch after that is returned).
- */
-static int comp_landed(const void *dst, const void *src, size_t len)
-{
-	int i;
-
-	for (i = 0; i < 400 && memcmp(dst, src, len); i++)
-		usleep_range(5000, 10000);
-	return memcmp(dst, src, len);
-}
-
-/*
  * The completion handlers' common path (a signaled success of a plain
  * slot on a queue with a callback) and what it leaves to the full one:
  * COMMON_WRS SENDs from the queue's hit and one with a second MR (a use
@@ -500,7 +486,8 @@ static void ibpost_comp_common_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sq0.forced_signals + 1, sq.forced_signals);
 	KUNIT_EXPECT_EQ(test, sq0.comp_common, sq.comp_common);
 	KUNIT_EXPECT_EQ(test, n, ibpost_test_cb_calls(c));
-	KUNIT_EXPECT_EQ(test, 0, comp_landed(p->bw.buf, p->abuf.buf, 32));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_test_landed(p->bw.buf, p->abuf.buf, 32));
 
 	/* A queue that parks its completions: the full path. */
 	q = ibpost_test_pair(test, NULL);
@@ -515,7 +502,8 @@ static void ibpost_comp_common_path(struct kunit *test)
 	ibpost_test_queue_get(q->a, true, &sq);
 	KUNIT_EXPECT_EQ(test, sq0.comp_common, sq.comp_common);
 	KUNIT_EXPECT_EQ(test, sq0.completed + 1, sq.completed);
-	KUNIT_EXPECT_EQ(test, 0, comp_landed(q->bw.buf, q->abuf.buf, 64));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpost_test_landed(q->bw.buf, q->abuf.buf, 64));
 }
 
 /* White-box: wait until @q of @qp counted @want WRs that succeeded. */

@@ -104,6 +104,14 @@ void ibpost_test_fill(void *buf, size_t len, u32 seed);
  */
 u8 *ibpost_test_canary(struct kunit *test, void *buf, size_t len, u32 seed);
 
+/*
+ * memcmp() of the @len bytes a WRITE put at @dst with @src, once they are
+ * there: on iWARP a WRITE is over once TCP has it and its bytes land
+ * after, so this waits up to 2-4 s for them (a mismatch after that is
+ * returned).
+ */
+int ibpost_test_landed(const void *dst, const void *src, size_t len);
+
 /* Every byte of @buf still equals @canary: nothing landed in it. */
 void ibpost_test_expect_canary(struct kunit *test, const u8 *buf,
 			       const u8 *canary, size_t len);

@@ -142,6 +142,15 @@ u8 *ibpost_test_canary(struct kunit *test, void *buf, size_t len, u32 seed)
 	return copy;
 }
 
+int ibpost_test_landed(const void *dst, const void *src, size_t len)
+{
+	int i;
+
+	for (i = 0; i < 400 && memcmp(dst, src, len); i++)
+		usleep_range(5000, 10000);
+	return memcmp(dst, src, len);
+}
+
 void ibpost_test_expect_canary(struct kunit *test, const u8 *buf,
 			       const u8 *canary, size_t len)
 {

@@ -1012,10 +1012,8 @@ static void ibpost_mem_sync_trace_counts(struct kunit *test)
 	ibpost_test_send_ok(test, p->a, CTX(4));
 	mem_seen(test, t, MW_WRITE, 1, 0);
 	/* iWARP: a WRITE is over once TCP has it; its bytes land after. */
-	for (w = 0; w < 400 && memcmp((u8 *)p->bw.buf + MEM_GUARD, a, 2500);
-	     w++)
-		usleep_range(5000, 10000);
-	KUNIT_EXPECT_EQ(test, 0, memcmp((u8 *)p->bw.buf + MEM_GUARD, a, 2500));
+	KUNIT_EXPECT_EQ(test, 0, ibpost_test_landed((u8 *)p->bw.buf +
+						    MEM_GUARD, a, 2500));
 
 	/* Three SGEs of an sg_table MR: three syncs for the device. */
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->b, CTX(5), b,
