@@ -232,7 +232,6 @@ static bool ibpost_mr_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
  * @q: the queue posted to, its lock held
  * @sge: the SGE
  * @op: its WR's opcode, or IBPOST_OP_RECV
- * @hit: set to whether the SGE's use is counted in q->hit_users
  *
  * The SGE's use is counted in q->hit_users when the hit had no users (it
  * adopts the MR found, see ibpost_mr_adopt()); else the MR returned has a
@@ -243,10 +242,11 @@ static bool ibpost_mr_adopt(struct ibpost_queue *q, struct ibpost_mr *mr)
  * gone or, the dereg having failed, back. Dereg clears every queue's hit
  * under that queue's lock before freeing the MR.
  *
- * Return: the MR, or NULL.
+ * Return: the MR, or 0, with IBPOST_MR_HIT set when the use is counted
+ * in the hit.
  */
-struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge, int op, bool *hit)
+unsigned long __ibpost_mr_find(struct ibpost_queue *q,
+			       const struct ib_sge *sge, int op)
 {
 	struct ibpost_mr *mr = q->hit ? ibpost_use_mr(q->hit) : NULL;
 
@@ -254,32 +254,31 @@ struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
 	/* The hit, live again, or whichever MR holds @sge now. */
 	if (!mr || !ibpost_mr_covers(mr, sge) || !ibpost_mr_get_live(mr))
 		mr = ibpost_mr_lookup(q->dev, sge, ibpost_mr_forbids(op));
-	*hit = mr && ibpost_mr_adopt(q, mr);
-	return mr;
+	if (mr && ibpost_mr_adopt(q, mr))
+		return (unsigned long)mr | IBPOST_MR_HIT;
+	return (unsigned long)mr;
 }
 
 /**
  * __ibpost_mr_pin - count a use of an MR a post names itself
  * @q: the queue posted to, its lock held
  * @mr: the MR (the seed operations take it from the caller)
- * @hit: set to whether the use is counted in q->hit_users
  *
  * Counts the use, as __ibpost_mr_find() does, when @mr belongs to @q's
  * device and is not being deregistered, with the same ordering against
  * ibpost_dereg_mr(); @q's hit with users is ibpost_mr_pin()'s, inline.
  *
- * Return: @mr, or NULL.
+ * Return: @mr, or 0, with IBPOST_MR_HIT set as __ibpost_mr_find() sets it.
  */
-struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
-				  bool *hit)
+unsigned long __ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr)
 {
 	lockdep_assert_held(&q->lock);
-	*hit = false;
 	if (!mr || mr->dev != q->dev ||
 	    (!ibpost_mr_get_live(mr) && !ibpost_mr_get_settled(mr)))
-		return NULL;
-	*hit = ibpost_mr_adopt(q, mr);
-	return mr;
+		return 0;
+	if (ibpost_mr_adopt(q, mr))
+		return (unsigned long)mr | IBPOST_MR_HIT;
+	return (unsigned long)mr;
 }
 
 /*

@@ -238,35 +238,25 @@ static inline bool ibpost_mr_covers(const struct ibpost_mr *mr,
 	return ibpost_sge_within(sge, base, mr->len);
 }
 
-struct ibpost_mr *__ibpost_mr_find(struct ibpost_queue *q,
-				   const struct ib_sge *sge, int op, bool *hit);
-struct ibpost_mr *__ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr,
-				  bool *hit);
-
 /*
- * The out-of-line lookups through a flag of their own: the caller's stays
- * out of memory (the post loop keeps it in a register).
+ * The out-of-line lookups' answer: the MR (or 0) with IBPOST_MR_HIT set
+ * when its use is counted in the hit. One value, not an out-parameter: a
+ * local whose address the post loops took would cost them the stack
+ * protector's canary.
  */
-static inline struct ibpost_mr *
-__ibpost_mr_find_hit(struct ibpost_queue *q, const struct ib_sge *sge, int op,
-		     bool *hit)
+#define IBPOST_MR_HIT	1UL
+static_assert(__alignof__(struct ibpost_mr) > IBPOST_MR_HIT);
+
+unsigned long __ibpost_mr_find(struct ibpost_queue *q,
+			       const struct ib_sge *sge, int op);
+unsigned long __ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr);
+
+/* Split such an answer into the MR and *@hit. */
+static inline struct ibpost_mr *ibpost_mr_found(unsigned long found,
+						bool *hit)
 {
-	struct ibpost_mr *mr;
-	bool h;
-
-	mr = __ibpost_mr_find(q, sge, op, &h);
-	*hit = h;
-	return mr;
-}
-
-static inline struct ibpost_mr *
-__ibpost_mr_pin_hit(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
-{
-	bool h;
-
-	mr = __ibpost_mr_pin(q, mr, &h);
-	*hit = h;
-	return mr;
+	*hit = found & IBPOST_MR_HIT;
+	return (struct ibpost_mr *)(found & ~IBPOST_MR_HIT);
 }
 
 /*
@@ -288,7 +278,7 @@ ibpost_mr_find(struct ibpost_queue *q, const struct ib_sge *sge, int op,
 		*hit = true;
 		return ibpost_use_mr(q->hit);
 	}
-	return __ibpost_mr_find_hit(q, sge, op, hit);
+	return ibpost_mr_found(__ibpost_mr_find(q, sge, op), hit);
 }
 
 /* The same for an MR a post names itself (the seed operations). */
@@ -301,7 +291,7 @@ ibpost_mr_pin(struct ibpost_queue *q, struct ibpost_mr *mr, bool *hit)
 		*hit = true;
 		return mr;
 	}
-	return __ibpost_mr_pin_hit(q, mr, hit);
+	return ibpost_mr_found(__ibpost_mr_pin(q, mr), hit);
 }
 
 /**

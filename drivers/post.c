@@ -196,13 +196,16 @@ static struct ibpost_ring_dma *ibpost_next_dma(struct ibpost_queue *q,
 }
 
 /*
- * ibpost_sge_dma()'s work, when there is some: refused (false) when @mr's
- * mapping does not allow the WR's way; memory ibpost mapped handed to the
- * device and, written, recorded as the WR's @*ndma-th range.
+ * ibpost_sge_dma()'s work, when there is some: refused (-EPERM) when
+ * @mr's mapping does not allow the WR's way; memory ibpost mapped handed
+ * to the device and, written, recorded as the WR's @ndma-th range.
+ * Return: the WR's ranges recorded now, or -EPERM. A count, not an
+ * out-parameter: a local whose address the post loops took would cost
+ * them the stack protector's canary.
  */
-static bool __ibpost_sge_dma(struct ibpost_queue *q, const struct ibpost_mr *mr,
-			     const struct ib_sge *sge, int op, u32 inuse,
-			     u8 *ndma)
+static int __ibpost_sge_dma(struct ibpost_queue *q, const struct ibpost_mr *mr,
+			    const struct ib_sge *sge, int op, u32 inuse,
+			    u8 ndma)
 {
 	bool writes = ibpost_wr_writes_local(op);
 	struct ibpost_ring_dma *d;
@@ -210,21 +213,21 @@ static bool __ibpost_sge_dma(struct ibpost_queue *q, const struct ibpost_mr *mr,
 
 	if (mr->dma_flags & (writes ? IBPOST_MR_NO_DEV_WRITE :
 				      IBPOST_MR_NO_DEV_READ))
-		return false;
+		return -EPERM;
 	if (!(mr->dma_flags & IBPOST_MR_SYNC) ||
 	    (!(mr->dma_flags & IBPOST_MR_NEED_SYNC) &&
 	     !trace_ibpost_dma_sync_enabled()))
-		return true;
+		return ndma;
 	addr = sge->lkey == mr->lkey ? sge->addr :
 	       mr->dma + (sge->addr - mr->iova);
 	ibpost_dma_sync_dev(q->dma_dev, addr, sge->length, mr->dma_dir);
 	if (writes) {
-		d = &ibpost_next_dma(q, inuse)[(*ndma)++];
+		d = &ibpost_next_dma(q, inuse)[ndma++];
 		d->addr = addr;
 		d->len = sge->length;
 		d->dir = mr->dma_dir;
 	}
-	return true;
+	return ndma;
 }
 
 /*
@@ -245,17 +248,18 @@ static __always_inline bool ibpost_sge_dma(struct ibpost_queue *q,
 					   const struct ib_sge *sge, int op,
 					   u32 inuse, u8 *ndma)
 {
-	u8 n = *ndma;	/* the caller's count stays out of memory */
-	bool ok;
+	int n;
 
 	if (likely(!(READ_ONCE(mr->dma_flags) &
 		     (IBPOST_MR_NEED_SYNC | IBPOST_MR_NO_DEV_WRITE |
 		      IBPOST_MR_NO_DEV_READ))) &&
 	    !trace_ibpost_dma_sync_enabled())
 		return true;
-	ok = __ibpost_sge_dma(q, mr, sge, op, inuse, &n);
+	n = __ibpost_sge_dma(q, mr, sge, op, inuse, *ndma);
+	if (n < 0)
+		return false;
 	*ndma = n;
-	return ok;
+	return true;
 }
 
 /*
@@ -284,24 +288,36 @@ static int ibpost_sge_wrong_way(const struct ib_sge *sge, int i, bool writes)
 }
 
 /*
- * Find (or take from @given) the MR of every SGE of a WR and count its
- * use: in the queue's hit (*@nhit of them), or listed in @uses with a user
- * counted on each (see mr.c); hand each to the device (ibpost_sge_dma(),
- * *@ndma ranges recorded). Return: the number listed, -EINVAL for an SGE
- * in no MR, -EPERM for one its MR's DMA direction forbids (nothing
- * counted, nothing recorded).
+ * ibpost_sges_to_mrs()'s answer, in registers rather than through
+ * out-parameters (a local whose address the post loops took would cost
+ * them the stack protector's canary): @nuse, the MRs listed or an errno;
+ * @nhit, the SGEs counted in the queue's hit; @ndma, the DMA ranges
+ * recorded.
  */
-static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
-			      int num_sge, struct ibpost_mr **given,
-			      struct ibpost_ring_use **uses, u8 *nhit,
-			      int op, u32 inuse, u8 *ndma)
+struct ibpost_sge_counts {
+	int nuse;
+	u8 nhit;
+	u8 ndma;
+};
+
+/*
+ * Find (or take from @given) the MR of every SGE of a WR and count its
+ * use: in the queue's hit, or listed in @uses with a user counted on each
+ * (see mr.c); hand each to the device (ibpost_sge_dma(), its ranges
+ * recorded). Return: the counts; @nuse -EINVAL for an SGE in no MR,
+ * -EPERM for one its MR's DMA direction forbids (nothing counted,
+ * nothing recorded).
+ */
+static struct ibpost_sge_counts
+ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
+		   int num_sge, struct ibpost_mr **given,
+		   struct ibpost_ring_use **uses, int op, u32 inuse)
 {
+	struct ibpost_sge_counts c = { };
 	struct ibpost_mr *mr;
-	int i, n = 0, err;
+	int i, err;
 	bool hit;
 
-	*nhit = 0;
-	*ndma = 0;
 	for (i = 0; i < num_sge; i++) {
 		if (given)
 			mr = ibpost_mr_pin(q, given[i], &hit);
@@ -315,25 +331,23 @@ static int ibpost_sges_to_mrs(struct ibpost_queue *q, const struct ib_sge *sg,
 			goto out_put;
 		}
 		if (hit)
-			(*nhit)++;
+			c.nhit++;
 		else
-			uses[n++] = &mr->use;
+			uses[c.nuse++] = &mr->use;
 		/* The hit's MR has no DMA work (ibpost_mr_adopt()). */
 		if ((!hit || trace_ibpost_dma_sync_enabled()) &&
-		    !ibpost_sge_dma(q, mr, &sg[i], op, inuse, ndma)) {
+		    !ibpost_sge_dma(q, mr, &sg[i], op, inuse, &c.ndma)) {
 			err = ibpost_sge_wrong_way(&sg[i], i,
 						   ibpost_wr_writes_local(op));
 			goto out_put;
 		}
 	}
-	return n;
+	return c;
 
 out_put:
-	ibpost_ring_uses_put(q, uses, n, *nhit);
-	ibpost_dma_unwind(q, inuse, *ndma);
-	*nhit = 0;
-	*ndma = 0;
-	return err;
+	ibpost_ring_uses_put(q, uses, c.nuse, c.nhit);
+	ibpost_dma_unwind(q, inuse, c.ndma);
+	return (struct ibpost_sge_counts){ .nuse = err };
 }
 
 /*
@@ -391,6 +405,20 @@ static __always_inline bool ibpost_sges_in_hit(struct ibpost_queue *q,
 }
 
 /*
+ * Release the use of @mr a one-SGE WR counted (@hit: in the queue's hit)
+ * before its MR's DMA direction refused it. Out of line: the array of one
+ * use is a local whose address would cost the post loops the stack
+ * protector's canary.
+ */
+static noinline void ibpost_one_use_put(struct ibpost_queue *q,
+					struct ibpost_mr *mr, bool hit)
+{
+	struct ibpost_ring_use *use = &mr->use;
+
+	ibpost_ring_uses_put(q, &use, !hit, hit);
+}
+
+/*
  * ibpost_sges_to_mrs() with its common cases inline: one SGE found
  * (ibpost_one_sge_mr(), the queue's hit without a call) and handed to the
  * device, the use array (ibpost_next_uses(), @inuse) looked at only when
@@ -405,10 +433,9 @@ static __always_inline int __ibpost_wr_mrs(struct ibpost_queue *q,
 					   struct ibpost_mr **given, u32 inuse,
 					   u8 *nhit, int op, u8 *ndma)
 {
+	struct ibpost_sge_counts c;
 	struct ibpost_mr *mr;
 	bool hit;
-	u8 h, d;
-	int n;
 
 	*ndma = 0;
 	if (num_sge == 1) {
@@ -425,11 +452,8 @@ static __always_inline int __ibpost_wr_mrs(struct ibpost_queue *q,
 			ibpost_next_uses(q, inuse)[0] = &mr->use;
 			return 1;
 		}
-		if (mr) {
-			struct ibpost_ring_use *use = &mr->use;
-
-			ibpost_ring_uses_put(q, &use, !hit, hit);
-		}
+		if (mr)
+			ibpost_one_use_put(q, mr, hit);
 	}
 	/* The hit's MR has no DMA work (ibpost_mr_adopt()). */
 	if (num_sge > 1 && likely(!trace_ibpost_dma_sync_enabled()) &&
@@ -437,12 +461,11 @@ static __always_inline int __ibpost_wr_mrs(struct ibpost_queue *q,
 		*nhit = num_sge;
 		return 0;
 	}
-	/* Through counts of its own: the caller's stay out of memory. */
-	n = ibpost_sges_to_mrs(q, sg, num_sge, given,
-			       ibpost_next_uses(q, inuse), &h, op, inuse, &d);
-	*nhit = h;
-	*ndma = d;
-	return n;
+	c = ibpost_sges_to_mrs(q, sg, num_sge, given,
+			       ibpost_next_uses(q, inuse), op, inuse);
+	*nhit = c.nhit;
+	*ndma = c.ndma;
+	return c.nuse;
 }
 
 /*
@@ -543,20 +566,19 @@ static enum ibpost_rule ibpost_read_check(struct ibpost_qp *qp,
 }
 
 /*
- * Check @wr against the QP, the device and the opcode's needs (an
- * @internal WR may use ibpost's own opcodes). Return: the rule @wr breaks
- * (its post fails with -EINVAL), or IBPOST_RULE_NONE with *@size the size
- * of its WR structure, to copy.
+ * Check @wr, whose WR structure has @size bytes (0: an opcode not valid
+ * for the QP, ibpost_send_wr_size()), against the QP, the device and the
+ * opcode's needs. Return: the rule @wr breaks (its post fails with
+ * -EINVAL), or IBPOST_RULE_NONE.
  */
-static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
-					  const struct ib_send_wr *wr,
-					  bool internal, size_t *size)
+static enum ibpost_rule __ibpost_send_check(struct ibpost_qp *qp,
+					    const struct ib_send_wr *wr,
+					    size_t size)
 {
 	enum ibpost_rule rule;
 	u64 total;
 
-	*size = ibpost_send_wr_size(qp, wr, internal);
-	if (!*size) {
+	if (!size) {
 		pr_warn_ratelimited("post_send: opcode %u is not valid for this %s QP on %s\n",
 				    wr->opcode,
 				    qp->attr.qp_type == IB_QPT_UD ? "UD" : "RC",
@@ -620,6 +642,30 @@ static enum ibpost_rule ibpost_send_check(struct ibpost_qp *qp,
 	return IBPOST_RULE_NONE;
 }
 
+/*
+ * The full check of @wr (an @internal WR may use ibpost's own opcodes),
+ * its answer in registers rather than through an out-parameter (a local
+ * whose address the post loops took would cost them the stack
+ * protector's canary): the rule @wr breaks, or none and the size of its
+ * WR structure, to copy.
+ */
+struct ibpost_send_checked {
+	enum ibpost_rule rule;
+	u32 size;
+};
+
+static noinline struct ibpost_send_checked
+ibpost_send_check(struct ibpost_qp *qp, const struct ib_send_wr *wr,
+		  bool internal)
+{
+	size_t size = ibpost_send_wr_size(qp, wr, internal);
+
+	return (struct ibpost_send_checked){
+		.rule = __ibpost_send_check(qp, wr, size),
+		.size = size,
+	};
+}
+
 /* A WR of an ib_cqe mode QP whose context is no usable ib_cqe. */
 static enum ibpost_rule ibpost_not_a_cqe(const char *op)
 {
@@ -654,17 +700,15 @@ static __always_inline enum ibpost_rule
 ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 		       bool internal, size_t *size)
 {
-	enum ibpost_rule rule;
-	size_t sz;
+	struct ibpost_send_checked c;
 
 	if (likely(ibpost_send_table_passes(qp, wr))) {
 		*size = qp->send_fast[wr->opcode].size;
 		return IBPOST_RULE_NONE;
 	}
-	/* Through a size of its own: the caller's stays out of memory. */
-	rule = ibpost_send_check(qp, wr, internal, &sz);
-	*size = sz;
-	return rule;
+	c = ibpost_send_check(qp, wr, internal);
+	*size = c.size;
+	return c.rule;
 }
 
 /*
@@ -875,6 +919,8 @@ static __always_inline int __ibpost_post_send(struct ibpost_qp *qp,
  * The copy that stages fast registrations. Out of line: inside
  * ibpost_post_send_mrs() with the two others, it cost their one-WR posts
  * 23 instructions more (IBPOST_BENCH_ICOUNT=1, 6.1, 64 B SEND/WRITE/READ).
+ * The only copy with a stack protector canary: ibpost_frwr_stage() stages
+ * through the post's address.
  */
 static noinline int ibpost_post_send_frwr(struct ibpost_qp *qp,
 					  const struct ib_send_wr *wr,
@@ -907,6 +953,7 @@ int ibpost_send_prepare(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 	__must_hold(&p->q->lock)
 {
 	struct ibpost_queue *q = p->q;
+	struct ibpost_send_checked checked;
 	u32 used = q->head - q->tail;
 	int nuse = 0;
 
@@ -914,7 +961,9 @@ int ibpost_send_prepare(struct ibpost_ring_post *p, struct ibpost_qp *qp,
 	prep->dma = ibpost_next_dma(q, used);
 	prep->nhit = 0;
 	prep->ndma = 0;
-	p->rule = ibpost_send_check(qp, wr, false, &prep->size);
+	checked = ibpost_send_check(qp, wr, false);
+	p->rule = checked.rule;
+	prep->size = checked.size;
 	if (p->rule) {
 		p->ret = -EINVAL;
 		return p->ret;

@@ -1588,20 +1588,20 @@ static u32 ibpost_ring_stage_index(const void *stage, size_t size, u32 m,
 }
 
 /*
- * Where in the batch of @m the provider's refused WR @bad is, as a count
+ * Where in the batch of @m on the send queue @q, whose first WR's slot is
+ * at ring position @first, the provider's refused WR @bad is, as a count
  * of WRs it queued. A refused prefix took nothing, and its WR was not
  * queued either. A WR refused after its prefix was taken (a READ behind
  * its sink's REG_MR) is the client's to hear of: the prefix is queued.
  */
-static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
+static u32 ibpost_ring_send_refused(struct ibpost_queue *q, u32 first,
 				    const struct ib_send_wr *bad, u32 m)
 {
-	struct ibpost_queue *q = p->q;
 	struct ibpost_slot *slot;
 	u32 i;
 
 	for (i = 0; i < m; i++)
-		if (ibpost_ring_post_slot(p, i)->prefixed &&
+		if (q->slots[(first + i) & q->mask].prefixed &&
 		    q->stage_prefix[i] == bad)
 			return i;
 	i = ibpost_ring_stage_index(q->stage.send, sizeof(*q->stage.send), m,
@@ -1614,7 +1614,7 @@ static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
 		 */
 		pr_warn_ratelimited("post_send: the provider refused a chain naming none of its WRs as bad_wr; taken as nothing queued\n");
 		for (i = 0; i < m && q->ops; i++) {
-			slot = ibpost_ring_post_slot(p, i);
+			slot = &q->slots[(first + i) & q->mask];
 			if (slot->prefixed) {
 				q->ops->slot_failed(q, slot, true);
 				q->refused_taken = true;
@@ -1622,7 +1622,7 @@ static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
 		}
 		return 0;
 	}
-	slot = ibpost_ring_post_slot(p, i);
+	slot = &q->slots[(first + i) & q->mask];
 	if (slot->prefixed && q->ops) {
 		q->ops->slot_failed(q, slot, true);
 		q->refused_taken = true;
@@ -1631,21 +1631,26 @@ static u32 ibpost_ring_send_refused(struct ibpost_ring_post *p,
 }
 
 /*
- * The provider refused the staged batch of @m at its WR @sbad (send) or
- * @rbad (receive). Return: the WRs it queued before that one.
+ * The provider refused the staged batch of @m on @q (a send queue's first
+ * WR's slot at ring position @first) at its WR q->provider_bad, which is
+ * cleared for the next post (ibpost_ring_provider_post()). Scalars, not
+ * the post: the post's stays out of memory. Return: the WRs it queued
+ * before that one.
  */
-u32 ibpost_ring_provider_refused(struct ibpost_ring_post *p, u32 m,
-				 const struct ib_send_wr *sbad,
-				 const struct ib_recv_wr *rbad)
+u32 ibpost_ring_provider_refused(struct ibpost_queue *q, u32 first, u32 m)
 {
-	struct ibpost_queue *q = p->q;
 	u32 done;
 
-	if (q->is_send)
-		done = ibpost_ring_send_refused(p, sbad, m);
-	else
+	if (q->is_send) {
+		done = ibpost_ring_send_refused(q, first, q->provider_bad.send,
+						m);
+		q->provider_bad.send = NULL;
+	} else {
 		done = ibpost_ring_stage_index(q->stage.recv,
-					       sizeof(*q->stage.recv), m, rbad);
+					       sizeof(*q->stage.recv), m,
+					       q->provider_bad.recv);
+		q->provider_bad.recv = NULL;
+	}
 	/* No bad_wr, or none of ours: nothing was queued. */
 	return done < m ? done : 0;
 }
@@ -1692,7 +1697,8 @@ int ibpost_ring_submit_hooked(struct ibpost_ring_post *p, u32 m, u32 *done)
 		return ret;
 	/* As a refusal at the provider's WR k: a taken REG_MR held. */
 	*done = q->is_send ?
-		ibpost_ring_send_refused(p, &q->stage.send[k].send, m) : k;
+		ibpost_ring_send_refused(q, p->start + p->off,
+					 &q->stage.send[k].send, m) : k;
 	return -EIO;
 }
 #endif

@@ -344,6 +344,58 @@ struct ibpost_ring_qp {
 };
 
 /**
+ * struct ibpost_ring_post - one post call, as its client's loop hands it
+ *                           to the ring
+ * @rqp: the QP, as the ring knows it
+ * @q: the queue posted to; its lock is held from the checks to the tail
+ * @flags: the interrupt state spin_lock_irqsave() saved
+ * @start: the ring position of the chain's first WR: its completion id
+ * @n: WRs checked and claimed, from @start on
+ * @off: of those, the WRs handed on (to the provider or the flush
+ *       worker): the staged batch is [@start + @off, @start + @n)
+ * @chain: the chain's length, counted only while the post events are on
+ * @refuse: test builds: the WR from which the SUBMIT hook has "the
+ *          provider" refuse the chain, or -1
+ * @hooked: test builds: the SUBMIT hook was asked (at the first batch)
+ * @synthetic: the QP is in ERR (or its iWARP connection ending): every
+ *             batch goes to the flush worker
+ * @send: @q is the send queue: a constant in each client's loop, so that
+ *        the compiler folds the direction away
+ * @whole: the post's WRs from @whole_from on are one operation of the
+ *         client's (rwop.c), never split: should the provider refuse one
+ *         after its first, the rest is flushed by ibpost and the
+ *         operation counts as queued
+ * @split: that happened
+ * @whole_from: the operation's first WR in the post (fast registrations
+ *              go before it)
+ * @head: send: the staged batch's first WR as the provider gets it (its
+ *        copy, or the copy's prefix), set as that WR is linked
+ * @bad: the caller's first WR not queued, or NULL
+ * @rule: the rule @bad broke
+ * @ret: 0, or why @bad was refused
+ */
+struct ibpost_ring_post {
+	struct ibpost_ring_qp *rqp;
+	struct ibpost_queue *q;
+	unsigned long flags;
+	u32 start;
+	u32 n;
+	u32 off;
+	u32 chain;
+	int refuse;
+	bool hooked;
+	bool synthetic;
+	bool send;
+	bool whole;
+	bool split;
+	u32 whole_from;
+	struct ib_send_wr *head;
+	const void *bad;
+	enum ibpost_rule rule;
+	int ret;
+};
+
+/**
  * struct ibpost_queue - one work queue (send or receive) and its CQ
  *
  * Its first cache line (the struct is aligned to one) holds @lock and
@@ -448,6 +500,14 @@ struct ibpost_ring_qp {
  *                 that succeeds (set and cleared by that client)
  * @refused_taken: under @lock: the provider's refusal being handled took
  *                 a prefix, and @ops heard of it: not retried
+ * @provider_bad: under @lock: where the provider's post call names the
+ *                WR it refused (ibpost_ring_provider_post()); NULL between
+ *                posts, written only by a refusal, so that no post call
+ *                stores to it
+ * @provider_bad.send: a send queue's
+ * @provider_bad.recv: a receive queue's
+ * @refusal: under @lock: the post whose batch the provider refused, while
+ *           ibpost_ring_submit_error() (ring.c) handles it
  * @reclaim_cqe: send queue: the completion entries of the reclaim marker
  *               (ibpost_ring_reclaim_retired()), a send marker posted in
  *               ERR behind send WRs that succeeded unsignaled, so that
@@ -521,6 +581,11 @@ struct ibpost_queue {
 	void (*key_retired)(struct ibpost_dev *dev, u32 rkey);
 	bool watch_success;
 	bool refused_taken;
+	union {
+		const struct ib_send_wr *send;
+		const struct ib_recv_wr *recv;
+	} provider_bad;
+	struct ibpost_ring_post refusal;
 	struct ib_cqe reclaim_cqe[2];
 	u8 reclaim_gen;
 	u32 reclaim_end;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The ring's submit side, inline in its posting client's loops (post.c):
- * one post call's state (struct ibpost_ring_post), a WR's slot claimed
- * under the signal policy, its copy staged for the provider (with a
- * client's prefix WR chained before it), and each batch handed to the
+ * one post call's state (struct ibpost_ring_post, in ring.h), a WR's slot
+ * claimed under the signal policy, its copy staged for the provider (with
+ * a client's prefix WR chained before it), and each batch handed to the
  * provider, or, in ERR, to the flush worker; then the post's counts,
  * trace events and unlock. The cold half (refusals, the flush worker's
  * batches, the test builds' SUBMIT hook) is in ring.c.
@@ -18,58 +18,6 @@
 
 #include "ring.h"
 #include "ring_trace.h"
-
-/**
- * struct ibpost_ring_post - one post call, as its client's loop hands it
- *                           to the ring
- * @rqp: the QP, as the ring knows it
- * @q: the queue posted to; its lock is held from the checks to the tail
- * @flags: the interrupt state spin_lock_irqsave() saved
- * @start: the ring position of the chain's first WR: its completion id
- * @n: WRs checked and claimed, from @start on
- * @off: of those, the WRs handed on (to the provider or the flush
- *       worker): the staged batch is [@start + @off, @start + @n)
- * @chain: the chain's length, counted only while the post events are on
- * @refuse: test builds: the WR from which the SUBMIT hook has "the
- *          provider" refuse the chain, or -1
- * @hooked: test builds: the SUBMIT hook was asked (at the first batch)
- * @synthetic: the QP is in ERR (or its iWARP connection ending): every
- *             batch goes to the flush worker
- * @send: @q is the send queue: a constant in each client's loop, so that
- *        the compiler folds the direction away
- * @whole: the post's WRs from @whole_from on are one operation of the
- *         client's (rwop.c), never split: should the provider refuse one
- *         after its first, the rest is flushed by ibpost and the
- *         operation counts as queued
- * @split: that happened
- * @whole_from: the operation's first WR in the post (fast registrations
- *              go before it)
- * @head: send: the staged batch's first WR as the provider gets it (its
- *        copy, or the copy's prefix), set as that WR is linked
- * @bad: the caller's first WR not queued, or NULL
- * @rule: the rule @bad broke
- * @ret: 0, or why @bad was refused
- */
-struct ibpost_ring_post {
-	struct ibpost_ring_qp *rqp;
-	struct ibpost_queue *q;
-	unsigned long flags;
-	u32 start;
-	u32 n;
-	u32 off;
-	u32 chain;
-	int refuse;
-	bool hooked;
-	bool synthetic;
-	bool send;
-	bool whole;
-	bool split;
-	u32 whole_from;
-	struct ib_send_wr *head;
-	const void *bad;
-	enum ibpost_rule rule;
-	int ret;
-};
 
 /*
  * Start @p for a post on @q (of @rqp; @send: its send queue): every field
@@ -99,9 +47,7 @@ static inline void ibpost_ring_post_init(struct ibpost_ring_post *p,
 
 /* ring.c: the cold half */
 u32 __ibpost_ring_chain_len(const void *wr, bool send);
-u32 ibpost_ring_provider_refused(struct ibpost_ring_post *p, u32 m,
-				 const struct ib_send_wr *sbad,
-				 const struct ib_recv_wr *rbad);
+u32 ibpost_ring_provider_refused(struct ibpost_queue *q, u32 first, u32 m);
 void ibpost_ring_submit_synthetic(struct ibpost_queue *q, u32 start, u32 n);
 void ibpost_ring_submit_error(struct ibpost_ring_post *p, u32 m, u32 done,
 			      int pret);
@@ -154,24 +100,37 @@ static __always_inline int
 ibpost_ring_provider_post(struct ibpost_ring_post *p, u32 m, u32 *done)
 {
 	struct ibpost_queue *q = p->q;
-	const struct ib_send_wr *sbad = NULL;
-	const struct ib_recv_wr *rbad = NULL;
 	int ret;
 
-	if (p->send)
-		ret = ib_post_send(p->rqp->ibqp, p->head, &sbad);
-	else if (unlikely(p->rqp->ibsrq))
-		ret = ib_post_srq_recv(p->rqp->ibsrq, q->stage.recv, &rbad);
-	else
-		ret = ib_post_recv(p->rqp->ibqp, q->stage.recv, &rbad);
-	if (likely(!ret)) {
-		*done = m;
-	} else {
-		/* A copy: the post call's own stays out of memory. */
-		struct ibpost_ring_post cold = *p;
+	/*
+	 * The provider's bad_wr into the queue (NULL between posts: a
+	 * provider sets it only when it refuses, and the refusal's mapping
+	 * clears it again), not into a local: one whose address the post
+	 * took would cost it the stack protector's canary. Through the
+	 * device's ops, as the verbs' inline posts do: they keep a local of
+	 * their own for a NULL bad_wr, which GCC cannot rule out for a
+	 * field's address under the kernel's -fno-delete-null-pointer-checks.
+	 */
+	if (p->send) {
+		struct ib_qp *ibqp = p->rqp->ibqp;
 
-		*done = ibpost_ring_provider_refused(&cold, m, sbad, rbad);
+		ret = ibqp->device->ops.post_send(ibqp, p->head,
+						  &q->provider_bad.send);
+	} else if (unlikely(p->rqp->ibsrq)) {
+		struct ib_srq *ibsrq = p->rqp->ibsrq;
+
+		ret = ibsrq->device->ops.post_srq_recv(ibsrq, q->stage.recv,
+						       &q->provider_bad.recv);
+	} else {
+		struct ib_qp *ibqp = p->rqp->ibqp;
+
+		ret = ibqp->device->ops.post_recv(ibqp, q->stage.recv,
+						  &q->provider_bad.recv);
 	}
+	if (likely(!ret))
+		*done = m;
+	else
+		*done = ibpost_ring_provider_refused(q, p->start + p->off, m);
 	return ret;
 }
 
@@ -215,11 +174,13 @@ static __always_inline void ibpost_ring_submit(struct ibpost_ring_post *p)
 	}
 	pret = ibpost_ring_submit_hooked(p, m, &done);
 	if (unlikely(pret)) {
-		/* On a copy, as above. */
-		struct ibpost_ring_post cold = *p;
-
-		ibpost_ring_submit_error(&cold, m, done, pret);
-		*p = cold;
+		/*
+		 * On the queue's copy: the post call's own stays out of
+		 * memory, and no local's address is taken.
+		 */
+		p->q->refusal = *p;
+		ibpost_ring_submit_error(&p->q->refusal, m, done, pret);
+		*p = p->q->refusal;
 	} else {
 		p->off += m;
 	}

@@ -354,7 +354,9 @@ struct ring_rec {
  * What the stand-in provider does (under the queue's lock, interrupts
  * off: it only records): takes WR after WR, and refuses the one whose
  * id is @refuse_id, naming it in *bad, or naming none (@refuse_name 1),
- * or naming a WR that is none of the chain's (@refuse_name 2), with
+ * or naming a WR that is none of the chain's (@refuse_name 2), or
+ * leaving *bad as it was (@refuse_name 3: a provider that names none by
+ * not writing it), with
  * @refuse_err (else -EIO), only once if @refuse_once. A copy's id is its
  * slot's context (the caller's wr_id: the copy carries the slot's wr_cqe
  * in its place); @pre's is RING_PREFIX_ID.
@@ -391,8 +393,9 @@ static int ring_fake_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 						 cqe)->context;
 
 		if (f->refuse_id && id == f->refuse_id) {
-			*bad = f->refuse_name == 2 ? &f->foreign :
-			       f->refuse_name ? NULL : wr;
+			if (f->refuse_name != 3)
+				*bad = f->refuse_name == 2 ? &f->foreign :
+				       f->refuse_name ? NULL : wr;
 			if (f->refuse_once)
 				f->refuse_id = 0;
 			return f->refuse_err ?: -EIO;
@@ -586,6 +589,42 @@ static void ibpost_ring_submit_refusal_maps_bad_wr(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, e->dups, 0);
 		}
 	}
+}
+
+/*
+ * The provider's bad_wr lives with the queue, NULL between posts: a
+ * refusal naming WR 2 of a chain of six, then, reposted from *bad_wr,
+ * a refusal of its batch (WRs 3 to 6) by a provider that does not write
+ * bad_wr at all. The second is taken as nothing of its batch queued
+ * (bad_wr the repost's first WR, still 2 posted), not as a refusal at
+ * the first one's stale position (the stage's third copy, WR 5).
+ */
+static void ibpost_ring_submit_refusal_bad_wr_not_stale(struct kunit *test)
+{
+	struct ring_env *e = ring_env_new(test, true, true, 0);
+	struct ring_fake *f = ring_fake_new(e, 15);
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr[6];
+
+	ring_chain(wr, 6);
+	f->refuse_id = 3;
+	KUNIT_EXPECT_EQ(test, -EIO,
+			ibpost_test_ring_post_send(&e->q, wr, NULL, &bad));
+	KUNIT_ASSERT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[2]);
+	KUNIT_EXPECT_EQ(test, e->q.stats.posted, 2ULL);
+
+	f->refuse_id = 5;
+	f->refuse_name = 3;
+	KUNIT_EXPECT_EQ(test, -EIO,
+			ibpost_test_ring_post_send(&e->q, bad, NULL, &bad));
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr[2]);
+	KUNIT_EXPECT_EQ(test, f->calls, 2);
+	KUNIT_EXPECT_EQ(test, e->q.stats.posted, 2ULL);
+	KUNIT_EXPECT_EQ(test, e->q.provider_errors, 2U);
+	KUNIT_EXPECT_EQ(test, ring_in_use(e), 2U);
+	ibpost_test_ring_flush(&e->q);
+	KUNIT_EXPECT_EQ(test, e->flushed, 2);
+	KUNIT_EXPECT_EQ(test, e->dups, 0);
 }
 
 /*
@@ -794,6 +833,7 @@ static struct kunit_case ibpost_ring_cases[] = {
 	KUNIT_CASE(ibpost_ring_uses_released_once),
 	KUNIT_CASE(ibpost_ring_submit_signal_interval),
 	KUNIT_CASE(ibpost_ring_submit_refusal_maps_bad_wr),
+	KUNIT_CASE(ibpost_ring_submit_refusal_bad_wr_not_stale),
 	KUNIT_CASE(ibpost_ring_submit_recv_refusal_maps_bad_wr),
 	KUNIT_CASE(ibpost_ring_submit_prefix),
 	KUNIT_CASE(ibpost_ring_submit_iwarp_busy_retry),

@@ -29,7 +29,8 @@
 # Module.symvers into <dir>, for a guest booting that kernel to depmod
 # and modprobe. It checks that ibpost.ko, ibpost_demo.ko and, when
 # the tree has drivers/bench, ibpost_bench.ko were built, what modinfo says
-# about them, and that the Module.symvers kept for consumers lists ibpost's
+# about them, that the post calls' own functions carry no stack protector
+# canary, and that the Module.symvers kept for consumers lists ibpost's
 # exports in namespace IBPOST. Then, whatever happened, it removes the
 # package from DKMS (dkms remove --all) and deletes the copy.
 #
@@ -198,6 +199,48 @@ for m in "${modules[@]}"; do
 	fi
 	n=$((n + 1))
 done
+
+# Whether function $1 of the module $2 calls __stack_chk_fail: a
+# relocation to it inside the function's bytes of .text.
+calls_stack_chk_fail() {
+	local f=$1 ko=$2 start size off
+	read -r start size < <(nm -S "$ko" |
+		awk -v f="$f" '$4 == f { print $1, $2; exit }')
+	[[ -n ${size:-} ]] || die "ibpost.ko has no $f()"
+	while read -r off _; do
+		((16#$off >= 16#$start && 16#$off < 16#$start + 16#$size)) &&
+			return 0
+	done < <(objdump -r -j .text "$ko" | grep '__stack_chk_fail')
+	return 1
+}
+
+# The post calls' own functions carry no stack protector canary: no local
+# of theirs has its address taken (drivers/post.c, drivers/ring_post.h),
+# and a change that brings one back costs every post call its load and
+# check. Debian's kernels build with CONFIG_STACKPROTECTOR_STRONG, which
+# gives every function with such a local a call of __stack_chk_fail.
+# (The fast-registration copy, ibpost_post_send_frwr(), keeps one: it
+# stages through the post's address.)
+if grep -qx 'CONFIG_STACKPROTECTOR_STRONG=y' "$ksrc/.config"; then
+	ko=$(compgen -G "$moddir/ibpost.ko*" | head -n 1)
+	case $ko in
+	*.xz) xz -dc "$ko" > "$tmp/ibpost.ko" && ko=$tmp/ibpost.ko ;;
+	*.zst) zstd -dcq "$ko" > "$tmp/ibpost.ko" && ko=$tmp/ibpost.ko ;;
+	*.gz) gzip -dc "$ko" > "$tmp/ibpost.ko" && ko=$tmp/ibpost.ko ;;
+	esac
+	for f in ibpost_post_send_list_one ibpost_post_send_list_chain \
+		 ibpost_post_send_mrs ibpost_post_recv_mrs \
+		 ibpost_post_srq_recv_mrs; do
+		if calls_stack_chk_fail "$f" "$ko"; then
+			die "$f() has a stack protector canary: a local of the" \
+			    "post path has its address taken (drivers/post.c)"
+		fi
+	done
+	# The copy that keeps one shows that the check sees a canary.
+	calls_stack_chk_fail ibpost_post_send_frwr "$ko" ||
+		die "no canary found in ibpost_post_send_frwr() either:" \
+		    "the check cannot see one, or that copy lost its own"
+fi
 
 # POST_BUILD kept ibpost's Module.symvers for consumers; every export is
 # EXPORT_SYMBOL_NS_GPL(..., IBPOST).
