@@ -121,6 +121,20 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
 	}
 }
 
+/*
+ * Whether @qp's device takes inline data with @op: SENDs and WRITEs, but
+ * on iWARP no SEND with invalidate (siw queues one, then fails to start
+ * it: an error without bad_wr, the chain left queued).
+ */
+static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
+				       enum ib_wr_opcode op)
+{
+	if (op == IB_WR_SEND_WITH_INV)
+		return !ibpost_dev_iwarp(qp->dev);
+	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
+	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
 /* The send flags the table check (below) takes; the rest go the full way. */
 #define IBPOST_SEND_FAST_FLAGS (IB_SEND_SIGNALED | IB_SEND_FENCE | \
 				IB_SEND_SOLICITED)
@@ -134,7 +148,10 @@ static size_t ibpost_send_wr_size(struct ibpost_qp *qp,
  * and its READs where the device needs no sink (not iWARP). Each entry
  * is the SGE limit plus one (for a READ, max_sge_rd's too) and the size
  * of the WR's structure, both from the rules ibpost_send_check() applies,
- * so the table cannot grant what they would refuse. A WR the table does
+ * so the table cannot grant what they would refuse; the opcodes that
+ * take inline data are marked too (qp->send_fast_inline), and a WR of one
+ * with inline data that fits max_inline_data passes without the full
+ * check as well. A WR the table does
  * not pass is checked in full, which names the rule it breaks. Called
  * once, before the QP is visible to any poster.
  */
@@ -153,6 +170,7 @@ void ibpost_send_fast_init(struct ibpost_qp *qp)
 	static_assert(IBPOST_FAST_OPS > IB_WR_RDMA_READ);
 	static_assert(IBPOST_FAST_OPS > IB_WR_SEND_WITH_INV);
 	memset(qp->send_fast, 0, sizeof(qp->send_fast));
+	qp->send_fast_inline = 0;
 	if (qp->attr.qp_type != IB_QPT_RC)
 		return;
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
@@ -165,23 +183,12 @@ void ibpost_send_fast_init(struct ibpost_qp *qp)
 		}
 		qp->send_fast[wr.opcode].size =
 			ibpost_send_wr_size(qp, &wr, false);
-		if (qp->send_fast[wr.opcode].size)
-			qp->send_fast[wr.opcode].sges = lim + 1;
+		if (!qp->send_fast[wr.opcode].size)
+			continue;
+		qp->send_fast[wr.opcode].sges = lim + 1;
+		if (ibpost_opcode_takes_inline(qp, wr.opcode))
+			qp->send_fast_inline |= BIT(wr.opcode);
 	}
-}
-
-/*
- * Whether @qp's device takes inline data with @op: SENDs and WRITEs, but
- * on iWARP no SEND with invalidate (siw queues one, then fails to start
- * it: an error without bad_wr, the chain left queued).
- */
-static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
-				       enum ib_wr_opcode op)
-{
-	if (op == IB_WR_SEND_WITH_INV)
-		return !ibpost_dev_iwarp(qp->dev);
-	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
-	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
 /*
@@ -693,6 +700,25 @@ static __always_inline bool ibpost_send_table_passes(struct ibpost_qp *qp,
 }
 
 /*
+ * The same for a WR with inline data, which the table above does not
+ * pass: its opcode takes inline data on the QP (qp->send_fast_inline)
+ * and its bytes fit the granted max_inline_data, as the full check would
+ * have them (a READ never takes inline data).
+ * Forced inline: the checks group (see the head of this file).
+ */
+static __always_inline bool ibpost_send_inline_passes(struct ibpost_qp *qp,
+						      const struct ib_send_wr *wr)
+{
+	u32 op = wr->opcode;
+
+	return op < IBPOST_FAST_OPS && (qp->send_fast_inline & BIT(op)) &&
+	       (u32)wr->num_sge < qp->send_fast[op].sges &&
+	       !(wr->send_flags & ~(IBPOST_SEND_FAST_FLAGS | IB_SEND_INLINE)) &&
+	       (wr->sg_list || !wr->num_sge) &&
+	       ibpost_sge_total(wr) <= qp->attr.max_inline_data;
+}
+
+/*
  * ibpost_send_check(), for a WR the table passes without it.
  * Forced inline: the checks group (see the head of this file).
  */
@@ -702,7 +728,9 @@ ibpost_send_check_fast(struct ibpost_qp *qp, const struct ib_send_wr *wr,
 {
 	struct ibpost_send_checked c;
 
-	if (likely(ibpost_send_table_passes(qp, wr))) {
+	if (likely(ibpost_send_table_passes(qp, wr)) ||
+	    ((wr->send_flags & IB_SEND_INLINE) &&
+	     ibpost_send_inline_passes(qp, wr))) {
 		*size = qp->send_fast[wr->opcode].size;
 		return IBPOST_RULE_NONE;
 	}

@@ -113,6 +113,8 @@ struct ibpost_seed_scratch {
  *       Set before the state that allows sends
  * @send_fast: the send opcodes a post checks through a table, filled at
  *             creation (ibpost_send_fast_init())
+ * @send_fast_inline: of those, the ones (a bit each) whose WR with inline
+ *                    data is checked through the table too
  * @port: the port the QP is bound to
  * @debugfs: this QP's debugfs file, or NULL
  * @drain_ah: UD only: an address handle for the send queue's drain marker
@@ -160,6 +162,7 @@ struct ibpost_qp {
 	struct list_head removal_node;
 	u8 ord;
 	struct ibpost_send_fast send_fast[IBPOST_FAST_OPS];
+	u16 send_fast_inline;
 	u32 port;
 	struct dentry *debugfs;
 	struct ib_ah *drain_ah;

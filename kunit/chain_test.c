@@ -280,6 +280,7 @@ static void ibpost_post_send_list_errno_table(struct kunit *test)
 {
 	const struct chain_case *c = test->param_value;
 	const struct ib_send_wr *bad = NULL;
+	struct ibpost_test_queue before, after;
 	struct ibpost_comp comp;
 	struct chain_env *e;
 	int i, expect = c->fault == F_NO_SLOTS ? -ENOMEM : -EINVAL;
@@ -296,10 +297,14 @@ static void ibpost_post_send_list_errno_table(struct kunit *test)
 		chain_fill_sq(test, e, c->pos);
 	}
 
+	ibpost_test_queue_get(e->qp, true, &before);
 	KUNIT_EXPECT_EQ(test, expect,
 			ibpost_post_send_list(e->qp, &e->wr[0].rdma.wr, &bad));
 	KUNIT_EXPECT_PTR_EQ(test, bad, &e->wr[c->pos].rdma.wr);
 	KUNIT_EXPECT_EQ(test, IB_QPS_RTS, ibpost_test_qp_state(test, e->qp));
+	/* ibpost's own check refused it: the provider never saw it. */
+	ibpost_test_queue_get(e->qp, true, &after);
+	KUNIT_EXPECT_EQ(test, after.provider_errors, before.provider_errors);
 
 	if (c->fault == F_NO_SLOTS) {
 		/* Let the blocked SEND through; the queue drains in order. */
