@@ -135,7 +135,10 @@ static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
 	       op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
-/* The send flags the table check (below) takes; the rest go the full way. */
+/*
+ * The send flags the table check (below) takes; with IB_SEND_INLINE as
+ * well, the inline check; the rest go the full way.
+ */
 #define IBPOST_SEND_FAST_FLAGS (IB_SEND_SIGNALED | IB_SEND_FENCE | \
 				IB_SEND_SOLICITED)
 
@@ -151,9 +154,9 @@ static bool ibpost_opcode_takes_inline(struct ibpost_qp *qp,
  * so the table cannot grant what they would refuse; the opcodes that
  * take inline data are marked too (qp->send_fast_inline), and a WR of one
  * with inline data that fits max_inline_data passes without the full
- * check as well. A WR the table does
- * not pass is checked in full, which names the rule it breaks. Called
- * once, before the QP is visible to any poster.
+ * check as well. A WR the table does not pass is checked in full, which
+ * names the rule it breaks. Called once, before the QP is visible to any
+ * poster.
  */
 void ibpost_send_fast_init(struct ibpost_qp *qp)
 {
@@ -169,6 +172,7 @@ void ibpost_send_fast_init(struct ibpost_qp *qp)
 	static_assert(IBPOST_FAST_OPS > IB_WR_SEND_WITH_IMM);
 	static_assert(IBPOST_FAST_OPS > IB_WR_RDMA_READ);
 	static_assert(IBPOST_FAST_OPS > IB_WR_SEND_WITH_INV);
+	static_assert(BITS_PER_TYPE(qp->send_fast_inline) >= IBPOST_FAST_OPS);
 	memset(qp->send_fast, 0, sizeof(qp->send_fast));
 	qp->send_fast_inline = 0;
 	if (qp->attr.qp_type != IB_QPT_RC)
@@ -684,7 +688,8 @@ static enum ibpost_rule ibpost_not_a_cqe(const char *op)
 /*
  * Whether @qp's table (ibpost_send_fast_init()) passes @wr: a common SEND,
  * WRITE or READ passes in a few loads and compares; any other WR, and one
- * the table does not pass, is checked in full (ibpost_send_check()).
+ * the table does not pass, is checked in full (ibpost_send_check()),
+ * unless it carries inline data ibpost_send_inline_passes() passes.
  * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline bool ibpost_send_table_passes(struct ibpost_qp *qp,
@@ -719,7 +724,8 @@ static __always_inline bool ibpost_send_inline_passes(struct ibpost_qp *qp,
 }
 
 /*
- * ibpost_send_check(), for a WR the table passes without it.
+ * ibpost_send_check(), for a WR the table (or, with inline data, the
+ * inline check) passes without it.
  * Forced inline: the checks group (see the head of this file).
  */
 static __always_inline enum ibpost_rule

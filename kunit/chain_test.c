@@ -3,9 +3,10 @@
  * Suite ibpost_chain: every row of the contract's errno table, at the
  * first, middle and last place of a three-WR chain (the opcodes newer
  * kernels added, at one place each). For each: the return
- * value, *bad_wr is the caller's own WR at that place, exactly the WRs
- * before it complete (their contexts counted), the QP stays in RTS, and a
- * repost from *bad_wr after fixing the cause completes the rest.
+ * value, *bad_wr is the caller's own WR at that place, ibpost refused it
+ * itself (no provider error counted), exactly the WRs before it complete
+ * (their contexts counted), the QP stays in RTS, and a repost from
+ * *bad_wr after fixing the cause completes the rest.
  *
  * Suite ibpost_state: posting outside RTS, and in ERR; a one-WR post the
  * provider refuses.
@@ -32,6 +33,7 @@ enum chain_fault {
 	F_OPCODE_REG_MR,
 	F_TOO_MANY_SGE,
 	F_INLINE_TOO_LONG,
+	F_INLINE_SUM_TOO_LONG,
 	F_INLINE_ON_READ,
 	F_SGE_WITHOUT_MR,
 	F_SGE_OUTSIDE_MR,
@@ -46,7 +48,8 @@ enum chain_fault {
 
 static const char * const chain_fault_name[F_COUNT] = {
 	"opcode_unknown", "opcode_not_for_rc", "opcode_reg_mr",
-	"too_many_sge", "inline_too_long", "inline_on_read",
+	"too_many_sge", "inline_too_long", "inline_sum_too_long",
+	"inline_on_read",
 	"sge_without_mr", "sge_outside_mr", "atomic_length",
 	"atomic_misaligned", "ud_without_ah", "no_slots",
 	"opcode_flush", "opcode_atomic_write",
@@ -63,6 +66,8 @@ static const struct chain_case chain_cases[] = {
 	{ F_OPCODE_REG_MR, 0 }, { F_OPCODE_REG_MR, 1 }, { F_OPCODE_REG_MR, 2 },
 	{ F_TOO_MANY_SGE, 0 }, { F_TOO_MANY_SGE, 1 }, { F_TOO_MANY_SGE, 2 },
 	{ F_INLINE_TOO_LONG, 0 }, { F_INLINE_TOO_LONG, 1 }, { F_INLINE_TOO_LONG, 2 },
+	{ F_INLINE_SUM_TOO_LONG, 0 }, { F_INLINE_SUM_TOO_LONG, 1 },
+	{ F_INLINE_SUM_TOO_LONG, 2 },
 	{ F_INLINE_ON_READ, 0 }, { F_INLINE_ON_READ, 1 }, { F_INLINE_ON_READ, 2 },
 	{ F_SGE_WITHOUT_MR, 0 }, { F_SGE_WITHOUT_MR, 1 }, { F_SGE_WITHOUT_MR, 2 },
 	{ F_SGE_OUTSIDE_MR, 0 }, { F_SGE_OUTSIDE_MR, 1 }, { F_SGE_OUTSIDE_MR, 2 },
@@ -162,6 +167,18 @@ static void chain_apply_fault(struct kunit *test, struct chain_env *e,
 		e->sge[i][0].addr = (uintptr_t)e->inline_buf;
 		e->sge[i][0].length = e->got.max_inline_data + 1;
 		e->sge[i][0].lkey = 0;
+		break;
+	case F_INLINE_SUM_TOO_LONG:
+		/* Two pieces, each within the limit, one byte over together. */
+		KUNIT_ASSERT_GE(test, e->got.max_send_sge, 2U);
+		wr->send_flags |= IB_SEND_INLINE;
+		e->sge[i][0].addr = (uintptr_t)e->inline_buf;
+		e->sge[i][0].length = e->got.max_inline_data / 2 + 1;
+		e->sge[i][0].lkey = 0;
+		e->sge[i][1] = e->sge[i][0];
+		e->sge[i][1].length = e->got.max_inline_data -
+				      e->sge[i][0].length + 1;
+		wr->num_sge = 2;
 		break;
 	case F_INLINE_ON_READ:
 		wr->opcode = IB_WR_RDMA_READ;
