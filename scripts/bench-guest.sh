@@ -21,7 +21,7 @@
 # "smoke FAILED: <what>". A check that everything runs, not figures.
 #
 # BENCH_ROWS (set by /init from ibpost.bench_rows=, comma-separated: bw,
-# post, var, poll, lat, scale, mem, destroy, perftest, taskruns,
+# post, var, poll, lat, scale, mem, destroy, siw, perftest, taskruns,
 # profile): only those sections, for a focused run while working on one
 # figure; every section when unset.
 #
@@ -277,6 +277,48 @@ destroy_rows() {
 	done
 }
 
+# A second provider: Soft-iWARP (siw0 on a dummy netdev of its own, whose
+# address its pairs connect to through rdma_cm, over lo), the bandwidth
+# rows' SEND, WRITE and READ of 64 B and 64 KiB in chains of 1 and 32,
+# signal 16. siw's post hands the WR to its TCP transmit path, far more
+# work per WR than rxe's queueing, so ibpost's share of a message is
+# smaller there. Set up once (siw_setup), before the rounds.
+SIW_ADDR=10.97.0.1
+siw_setup() {
+	modprobe siw &&
+		ip link add s0 type dummy &&
+		ip link set s0 up &&
+		ip addr add $SIW_ADDR/24 dev s0 &&
+		rdma link add siw0 type siw netdev s0
+}
+
+siw_iters() {	# WRs per siw row: siw moves far fewer WRs a second
+	if [ "$SMOKE" = 1 ]; then
+		echo 32
+		return
+	fi
+	case $1 in
+	64) echo 5000 ;;
+	*) echo 1024 ;;
+	esac
+}
+
+siw_rows() {
+	if [ "$SIW_UP" != 1 ]; then
+		say "siw failed: no siw0 (modprobe siw, s0 or rdma link add)"
+		failed "siw set-up"
+		return
+	fi
+	for op in send write read; do
+		for size in 64 65536; do
+			n=$(siw_iters $size)
+			for chain in 1 32; do
+				trio dev=siw0 addr=$SIW_ADDR op=$op size=$size chain=$chain signal=16 iters=$n warmup=$((n / 10))
+			done
+		done
+	done
+}
+
 # perftest: server and client on this guest, exchanging through loopback.
 perftest_bw() {	# tool op size chain signal
 	tool=$1 op=$2 size=$3 chain=$4 sig=$5
@@ -427,6 +469,10 @@ if [ "$PCPROF" = 1 ]; then
 		done
 	done
 fi
+SIW_UP=0
+if want siw && siw_setup; then
+	SIW_UP=1
+fi
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	say "round $r"
@@ -438,6 +484,7 @@ while [ $r -le "$ROUNDS" ]; do
 	want scale && scale_rows
 	want mem && mem_rows
 	want destroy && destroy_rows
+	want siw && siw_rows
 	want perftest && perftest_all
 	r=$((r + 1))
 done

@@ -53,6 +53,10 @@ def row_key(kv):
         return "mem", (mode, kv.get("obj"), None if qp else kv.get("op"),
                        int(kv.get("size", 0)) if not qp else None,
                        int(kv.get("depth", 0)) if qp else None)
+    if kv.get("dev", "rxe0") != "rxe0":
+        return "siw", (mode, kv.get("op"), int(kv.get("size", 0)),
+                       int(kv.get("chain", 1)), int(kv.get("signal", 1)),
+                       kv["dev"])
     if (int(kv.get("mrs", 1)) > 1 or int(kv.get("inline", 0)) or
             int(kv.get("sges", 1)) > 1):
         return "var", (mode, kv.get("op"), int(kv.get("size", 0)),
@@ -67,7 +71,7 @@ def row_key(kv):
 def parse(path):
     tables = {"rows": defaultdict(list), "scale": defaultdict(list),
               "mem": defaultdict(list), "var": defaultdict(list),
-              "destroy": defaultdict(list)}
+              "destroy": defaultdict(list), "siw": defaultdict(list)}
     calib, failures, notes, prof, smoke = [], [], [], [], []
     taskruns = []
     # The round a result belongs to; None once the rounds are done (the
@@ -411,6 +415,50 @@ def scaling(p, scale):
           f"{fmt(rb, 11, 1)} {fmt(cb, 12, 1)} | {ratio(cb, rb)}")
 
 
+def second_provider(p, tab, worst):
+    """The bandwidth rows on the second provider (siw), one table; each
+    row's chain/raw with its rounds goes to @worst for its target."""
+    if not tab:
+        return
+    p("")
+    p("A second provider: Soft-iWARP (siw0 on a dummy netdev, pairs")
+    p("connected through rdma_cm over lo), signal 16, raw and chain back to")
+    p("back in each round (ABBA), seed on one-WR rows; msgs/s in thousands,")
+    p("median (min-max) over n rounds; chain/raw: ratio of the medians")
+    p("[per-round range]")
+    hdr = ("dev   op     size chain  n |    raw k/s (min-max)  chain k/s (min-max)"
+           "   seed k/s | chain/raw [rounds]      seed/raw | raw MiB chainMiB")
+    head(p, hdr)
+    failed = {}
+    ops = ("send", "write", "read")
+    rows = {(k[5], k[1], k[2], k[3], k[4]) for k in tab}
+    for dev, op, size, chain, sig in sorted(
+            rows, key=lambda k: (k[0], ops.index(k[1]), k[2], k[3], k[4])):
+        got = []
+        for mode in ("raw", "chain", "seed"):
+            key = (mode, op, size, chain, sig, dev)
+            got.append(tab.get(key))
+            if fails("siw", key):
+                failed.setdefault((op, size, chain, sig), []) \
+                    .append(f"{mode} {fails('siw', key)}")
+        r, c, s = got
+        if not r and not c:
+            continue
+        rm, cm = med(r or [], "msgs_per_s"), med(c or [], "msgs_per_s")
+        sm = med(s, "msgs_per_s") if s else None
+        rb, cb = med(r or [], "mib_per_s"), med(c or [], "mib_per_s")
+        if rm and cm:
+            worst.append((cm / rm, op, size, chain, sig,
+                          round_vals(c, r, "msgs_per_s")))
+        p(f"{dev:5} {op:5} {size:5} {chain:5} {rounds_of(r, c, s):2} | "
+          f"{medspread(r, 'msgs_per_s', 20, 0.001, 1)} "
+          f"{medspread(c, 'msgs_per_s', 20, 0.001, 1)} "
+          f"{fmt(sm and sm / 1000, 10, 1)} | {ratio(cm, rm):>9}"
+          f" [{round_ratios(c, r, 'msgs_per_s'):>11}] {ratio(sm, rm):>8} |"
+          f" {fmt(rb, 7, 1)} {fmt(cb, 8, 1)}")
+    failed_note(p, failed)
+
+
 def memory(p, mem):
     if not mem:
         return
@@ -571,7 +619,8 @@ def main():
            " [rounds]      seed/raw |  raw MiB chainMiB  pf MiB | ch/raw ch/pf"
            " ch/floor")
     head(p, hdr)
-    worst = {"msgs": [], "mib64k": [], "post": [], "pf": [], "split": {}}
+    worst = {"msgs": [], "mib64k": [], "post": [], "pf": [], "split": {},
+             "siw": []}
     failed = {}
     for op, size, chain, sig, r, c, s in bench_rows(rows, 0, failed):
         # perftest only where it signals as the row does (the same CQ
@@ -636,6 +685,7 @@ def main():
     scaling(p, tables["scale"])
     memory(p, tables["mem"])
     destroy(p, tables["destroy"])
+    second_provider(p, tables["siw"], worst["siw"])
     if prof:
         p("")
         p("Profile: ibpost_post_send_mrs() and its direct callees, one-WR")
@@ -687,6 +737,9 @@ def main():
     target("ibpost-chain/raw MiB/s, 64 KiB rows", worst["mib64k"], 0.97)
     target("ibpost/raw post-call ns per WR, seed, chain 1 and 32",
            worst["post"], 1.25, better_high=False)
+    if tables["siw"]:
+        target("ibpost-chain/raw msgs/s on siw, every row", worst["siw"],
+               0.97)
     lat_targets(p, rows)
     scale_targets(p, tables["scale"], tables["mem"])
     if worst["pf"]:

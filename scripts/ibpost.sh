@@ -41,8 +41,8 @@
 #   BOOT_APPEND       more kernel command line for the test, demo and
 #                     bench guests (e.g. "rdma_rxe.dyndbg=+p")
 #   IBPOST_BENCH_ROWS bench: only these sections, comma-separated (bw,
-#                     post, var, poll, lat, scale, mem, destroy, perftest,
-#                     taskruns, profile)
+#                     post, var, poll, lat, scale, mem, destroy, siw,
+#                     perftest, taskruns, profile)
 #   IBPOST_BENCH_ICOUNT=1  bench: QEMU counts instructions (-icount
 #                     shift=0,sleep=off, one vCPU): the guest's clock
 #                     advances 1 ns per guest instruction, so every "ns"

@@ -102,6 +102,8 @@ enum bench_op {
 /**
  * struct bench_cfg - one command, parsed and checked
  * @dev: the RDMA device's name
+ * @addr: on iWARP, where pairs connect through rdma_cm: an IPv4 address
+ *        of the device's netdev, in dotted quad
  * @has_mode: mode= was given
  * @mode: enum bench_mode
  * @op: enum bench_op
@@ -130,6 +132,7 @@ enum bench_op {
  */
 struct bench_cfg {
 	char dev[IB_DEVICE_NAME_MAX];
+	char addr[16];
 	bool has_mode;
 	enum bench_mode mode;
 	enum bench_op op;
@@ -203,6 +206,8 @@ struct bench_buf {
 };
 
 struct bench_txq;
+struct bench_cm;
+struct rdma_cm_id;
 
 /**
  * struct bench_wctx - raw: the context of one send queue slot
@@ -269,6 +274,7 @@ struct bench_ctxs {
  * @peer: the other side
  * @name: 'A' or 'B', for messages
  * @qp: raw: the QP
+ * @id: on iWARP, the side's rdma_cm id (the pair's struct bench_cm owns it)
  * @scq: raw: its send CQ
  * @rcq: raw: its receive CQ
  * @iqp: ibpost: the QP
@@ -290,6 +296,7 @@ struct bench_side {
 	struct bench_side *peer;
 	char name;
 	struct ib_qp *qp;
+	struct rdma_cm_id *id;
 	struct ib_cq *scq;
 	struct ib_cq *rcq;
 	struct ibpost_qp *iqp;
@@ -340,6 +347,8 @@ struct bench_poster {
  * @seed: ibpost seed operations rather than chains
  * @poll: completions are busy-polled (IB_POLL_DIRECT) by the engine
  * @shared: several threads post on side A (raw then serializes them)
+ * @iwarp: the device is iWARP: the pair connects through rdma_cm (@cm)
+ * @cm: on iWARP, the pair's rdma_cm ids (cm.c)
  * @dev: the ibpost device (a reference)
  * @ibdev: its ib_device
  * @pd: ibpost's PD on it
@@ -376,6 +385,8 @@ struct bench_run {
 	bool seed;
 	bool poll;
 	bool shared;
+	bool iwarp;
+	struct bench_cm *cm;
 	struct ibpost_dev *dev;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -441,6 +452,12 @@ struct bench_ops {
 
 extern const struct bench_ops bench_raw_ops;
 extern const struct bench_ops bench_ibp_ops;
+
+/* cm.c: iWARP pairs; @create makes the backend's QP of side @s on @id. */
+int bench_cm_connect(struct bench_run *run,
+		     int (*create)(struct bench_run *run, struct bench_side *s,
+				   struct rdma_cm_id *id));
+void bench_cm_free(struct bench_run *run);
 
 /* Which buffers and receives a run needs on side @s. */
 static inline bool bench_need_src(const struct bench_run *run,

@@ -4,6 +4,7 @@
  * post it.
  *
  * The pair comes from ibpost_qp_create() and ibpost_qp_connect_loopback()
+ * (on iWARP from ibpost_qp_create_cm() on the ids of cm.c's pair)
  * with completion callbacks (IB_POLL_SOFTIRQ; IB_POLL_DIRECT in the poll
  * modes, whose engine calls ibpost_poll()) and run->signal as ibpost's
  * signal interval; buffers are registered with ibpost_reg_msgs(), or with
@@ -64,7 +65,9 @@ static void bench_ibp_recv_done(struct ibpost_qp *qp, void *context,
 	bench_rx_done(ibpost_qp_priv(qp), wc);
 }
 
-static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
+/* Side @s's QP: on @run's device, or on iWARP on the rdma_cm @id. */
+static int __bench_ibp_qp_create(struct bench_run *run, struct bench_side *s,
+				 struct rdma_cm_id *id)
 {
 	struct ibpost_qp_attr attr = {
 		.qp_type = IB_QPT_RC,
@@ -82,16 +85,25 @@ static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
 		.priv = s,
 	};
 	struct ibpost_qp_attr got;
+	struct ibpost_qp *qp;
 
-	s->iqp = ibpost_qp_create(run->dev, &attr);
-	if (IS_ERR(s->iqp))
-		return bench_fail(run, PTR_ERR(s->iqp), "ibpost_qp_create");
+	qp = id ? ibpost_qp_create_cm(id, &attr) :
+		  ibpost_qp_create(run->dev, &attr);
+	if (IS_ERR(qp))
+		return bench_fail(run, PTR_ERR(qp), id ? "ibpost_qp_create_cm" :
+							  "ibpost_qp_create");
+	s->iqp = qp;
 	ibpost_qp_get_attr(s->iqp, &got);
 	s->txq.depth = got.max_send_wr;
 	s->rq_depth = got.max_recv_wr;
 	/* ibpost clamps the interval to its ring; mark WRs the same way. */
 	run->signal = min(run->signal, got.signal_interval);
 	return 0;
+}
+
+static int bench_ibp_qp_create(struct bench_run *run, struct bench_side *s)
+{
+	return __bench_ibp_qp_create(run, s, NULL);
 }
 
 static void bench_ibp_qp_destroy(struct bench_run *run, struct bench_side *s)
@@ -136,10 +148,31 @@ static int bench_ibp_buf_unreg(struct bench_run *run, struct bench_buf *b)
 	return 0;
 }
 
+/* iWARP: both sides' QPs on the pair's rdma_cm ids, connected. */
+static int bench_ibp_setup_cm(struct bench_run *run)
+{
+	int ret;
+
+	ret = bench_cm_connect(run, __bench_ibp_qp_create) ?:
+	      bench_bufs_init(run, "ibpost_post_recv");
+	if (!ret)
+		return 0;
+	if (run->b.iqp)
+		ibpost_qp_destroy(run->b.iqp);
+	if (run->a.iqp)
+		ibpost_qp_destroy(run->a.iqp);
+	bench_cm_free(run);
+	/* Buffers after the QPs: their receives hold the MRs until then. */
+	bench_bufs_free(run);
+	return ret;
+}
+
 static int bench_ibp_setup(struct bench_run *run)
 {
 	int ret;
 
+	if (run->iwarp)
+		return bench_ibp_setup_cm(run);
 	ret = bench_ibp_qp_create(run, &run->a);
 	if (ret)
 		return ret;
@@ -169,6 +202,7 @@ static void bench_ibp_teardown(struct bench_run *run)
 {
 	ibpost_qp_destroy(run->b.iqp);
 	ibpost_qp_destroy(run->a.iqp);
+	bench_cm_free(run);
 	bench_bufs_free(run);
 }
 

@@ -18,6 +18,8 @@
  *	run wherever it enables bottom halves or is interrupted)
  *   dev=rxe0 mode=raw-poll|chain-poll|seed-poll op=write|send ...
  *	the same, with completions busy-polled (IB_POLL_DIRECT)
+ *   dev=siw0 addr=<IPv4 address of its netdev> mode=... (an iWARP device:
+ *	the bandwidth modes above only, the pair connected through rdma_cm)
  *   dev=rxe0 mode=lat-raw|lat-chain|lat-seed op=write|send size=<bytes>
  *	iters=<round trips> warmup=<round trips>
  *   dev=rxe0 mode=lat-raw-poll|lat-chain-poll|lat-seed-poll ...
@@ -37,8 +39,8 @@
  * depth= (default 256) applies to every mode's QPs. Reading returns the
  * last run's result as one line of key=value pairs:
  *
- *   mode op size mrs inline sges chain signal iters bh msgs_per_s mib_per_s
- *	post_ns elapsed_ns				   (bandwidth)
+ *   mode op size mrs inline sges dev chain signal iters bh msgs_per_s
+ *	mib_per_s post_ns elapsed_ns			   (bandwidth)
  *   mode op size iters median_ns p99_ns min_ns            (latency modes)
  *   mode op size pairs threads shared_cq chain signal iters bh msgs_per_s
  *	mib_per_s post_ns elapsed_ns			   (scaling modes)
@@ -172,6 +174,13 @@ static int bench_parse_pair(struct bench_cfg *cfg, const char *key,
 	if (!strcmp(key, "dev")) {
 		if (!*val || strscpy(cfg->dev, val, sizeof(cfg->dev)) < 0) {
 			pr_warn("dev=%.40s is not a device name\n", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "addr")) {
+		if (!*val || strscpy(cfg->addr, val, sizeof(cfg->addr)) < 0) {
+			pr_warn("addr=%.40s is not an IPv4 address\n", val);
 			return -EINVAL;
 		}
 		return 0;
@@ -383,7 +392,7 @@ static void bench_format(const struct bench_cfg *cfg,
 {
 	const char *mode = bench_modes[cfg->mode].name;
 	const char *op = bench_op_names[cfg->op];
-	char head[96];
+	char head[160];
 
 	if (err) {
 		scnprintf(buf, len, "mode=%s op=%s size=%u error=%d\n",
@@ -419,8 +428,9 @@ static void bench_format(const struct bench_cfg *cfg,
 		break;
 	default:
 		scnprintf(head, sizeof(head),
-			  "mode=%s op=%s size=%u mrs=%u inline=%u sges=%u", mode,
-			  op, cfg->size, cfg->mrs, cfg->inl, cfg->sges);
+			  "mode=%s op=%s size=%u mrs=%u inline=%u sges=%u dev=%s",
+			  mode, op, cfg->size, cfg->mrs, cfg->inl, cfg->sges,
+			  cfg->dev);
 		bench_format_bw(cfg, res, head, buf, len);
 		break;
 	}
@@ -481,6 +491,12 @@ static int bench_execute(struct bench_run *run, struct bench_result *res)
 	run->pd = ibpost_dev_pd(run->dev);
 	if (!run->ibdev || !run->pd)
 		return bench_fail(run, -ENODEV, "the device is gone");
+	run->iwarp = rdma_protocol_iwarp(run->ibdev,
+					 rdma_start_port(run->ibdev));
+	/* Pairs through rdma_cm: one pair, the bandwidth engine's. */
+	if (run->iwarp && bench_modes[run->cfg->mode].kind != BENCH_KIND_BW)
+		return bench_fail(run, -EOPNOTSUPP,
+				  "iWARP: only mode=raw, chain, seed and their -poll");
 	switch (bench_modes[run->cfg->mode].kind) {
 	case BENCH_KIND_SCALE:
 		/* Sets up and tears down its own pairs. */

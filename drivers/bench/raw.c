@@ -10,7 +10,8 @@
  * modes' rings are as deep only if both use the grant), connected to the
  * other side by hand with the attributes ibpost gives its own loopback
  * pairs (the address vector comes from ibpost, which resolves RoCE's
- * destination MAC for kernel callers). Buffers are kmalloc'd and mapped
+ * destination MAC for kernel callers); on iWARP made on the pair's
+ * rdma_cm ids (rdma_create_qp(), cm.c), which connect them. Buffers are kmalloc'd and mapped
  * with ib_dma_map_single(), used locally through the PD's local_dma_lkey;
  * a buffer the peer accesses is also registered with a fast-registration
  * MR (IB_WR_REG_MR, waited for).
@@ -31,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <rdma/rdma_cm.h>
 #include "bench.h"
 /* ibpost's CQ release and loopback RC attributes: headers, no post. */
 #include "../ibpost_cq.h"
@@ -147,7 +149,22 @@ static void bench_raw_cq_put(struct bench_run *run, struct ib_cq *a,
 		ib_cq_pool_put(b, run->depth + 1);
 }
 
-static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
+/* Side @s's QP, made by ib_create_qp() or, on iWARP, rdma_create_qp(). */
+static void bench_raw_qp_destroy(struct bench_side *s)
+{
+	if (s->id)
+		rdma_destroy_qp(s->id);
+	else
+		ib_destroy_qp(s->qp);
+	s->qp = NULL;
+}
+
+/*
+ * Side @s's CQs and QP: on @run's PD, or on iWARP on the rdma_cm @id
+ * (rdma_create_qp(), which rdma_cm then moves through its states).
+ */
+static int __bench_raw_side_create(struct bench_run *run,
+				   struct bench_side *s, struct rdma_cm_id *id)
 {
 	enum ib_poll_context ctx = run->poll ? IB_POLL_DIRECT :
 					       IB_POLL_SOFTIRQ;
@@ -176,11 +193,19 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	init.cap.max_inline_data = run->cfg->inl ? run->size : 0;
 	init.port_num = run->port;
 	init.qp_context = s;
-	s->qp = ib_create_qp(run->pd, &init);
+	if (id) {
+		ret = rdma_create_qp(id, run->pd, &init);
+		s->qp = ret ? ERR_PTR(ret) : id->qp;
+	} else {
+		s->qp = ib_create_qp(run->pd, &init);
+	}
 	if (IS_ERR(s->qp)) {
-		ret = bench_fail(run, PTR_ERR(s->qp), "ib_create_qp");
+		ret = bench_fail(run, PTR_ERR(s->qp),
+				 id ? "rdma_create_qp" : "ib_create_qp");
+		s->qp = NULL;
 		goto out_free_rcq;
 	}
+	s->id = id;
 	/*
 	 * What was granted (rxe rounds up), as far as the CQ holds it (a
 	 * pool CQ: the side's share, not the whole CQ), less one slot per
@@ -219,7 +244,7 @@ static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
 	return 0;
 
 out_destroy_qp:
-	ib_destroy_qp(s->qp);
+	bench_raw_qp_destroy(s);
 out_free_rcq:
 	bench_raw_cq_put(run, s->rcq, NULL);
 out_free_scq:
@@ -227,10 +252,15 @@ out_free_scq:
 	return ret;
 }
 
+static int bench_raw_side_create(struct bench_run *run, struct bench_side *s)
+{
+	return __bench_raw_side_create(run, s, NULL);
+}
+
 static void bench_raw_side_destroy(struct bench_run *run,
 				   struct bench_side *s)
 {
-	ib_destroy_qp(s->qp);
+	bench_raw_qp_destroy(s);
 	bench_raw_cq_put(run, s->rcq, s->scq);
 	kfree(s->txq.ctx);
 }
@@ -370,10 +400,35 @@ static void bench_raw_release(struct bench_run *run)
 	bench_bufs_free(run);
 }
 
+/* iWARP: both sides' CQs and QPs on the pair's rdma_cm ids, connected. */
+static int bench_raw_setup_cm(struct bench_run *run)
+{
+	int ret;
+
+	ret = bench_cm_connect(run, __bench_raw_side_create);
+	if (!ret) {
+		/* A full queue must hold a signaled WR, or nothing frees it. */
+		run->signal = min3(run->signal, run->a.txq.depth,
+				   run->b.txq.depth);
+		ret = bench_bufs_init(run, "ib_post_recv");
+		if (!ret)
+			return 0;
+		bench_raw_release(run);
+	}
+	if (run->b.qp)
+		bench_raw_side_destroy(run, &run->b);
+	if (run->a.qp)
+		bench_raw_side_destroy(run, &run->a);
+	bench_cm_free(run);
+	return ret;
+}
+
 static int bench_raw_setup(struct bench_run *run)
 {
 	int ret;
 
+	if (run->iwarp)
+		return bench_raw_setup_cm(run);
 	ret = bench_raw_loopback_av(run);
 	if (ret)
 		return ret;
@@ -408,6 +463,7 @@ static void bench_raw_teardown(struct bench_run *run)
 	bench_raw_release(run);
 	bench_raw_side_destroy(run, &run->b);
 	bench_raw_side_destroy(run, &run->a);
+	bench_cm_free(run);
 }
 
 /*
