@@ -935,12 +935,18 @@ ibpost_slot_finish_common(struct ibpost_queue *q, struct ib_cq *cq,
 	q->stats.completed++;
 	ibpost_queue_count_comp_common(q);
 	/*
-	 * Its SGEs all in the hit, which keeps other users. (A WR with
-	 * none, on a queue whose hit has no user left, takes the call.)
+	 * Its SGEs all in the hit, which keeps other users; or the last of
+	 * them, the queue going idle (between posts, at every signaled
+	 * completion): they drop the hit's user, still without a call.
 	 */
 	if (likely(!(slot->bits & own) && nhit < q->hit_users)) {
 		q->hit_users -= nhit;
 		slot->nhit = 0;
+	} else if (!(slot->bits & own) && nhit == q->hit_users) {
+		q->hit_users = 0;
+		slot->nhit = 0;
+		if (nhit)
+			atomic_dec(&q->hit->users);
 	} else {
 		ibpost_slot_release(q, slot);
 	}

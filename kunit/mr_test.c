@@ -125,10 +125,48 @@ static int busy_dereg_fn(void *arg)
  * post waits for the dereg's decision instead of taking the revocation
  * in progress for a dereg done. ibpost_dereg_mr() runs on another CPU and
  * is held in that window while this one posts: the post must start while
- * the window is open, be seen waiting for it, and return after it.
+ * the window is open, be seen waiting for it, and return after it. The MR
+ * is the hit of the posting queue, gone idle (a WRITE from it completed
+ * first): a hit found again must not be taken while it is revoked. The
+ * WRITE names its MR (a seed operation) or gives an SGE to look up.
  */
+static const bool dereg_post_lookup[] = { false, true };
+
+static void dereg_post_desc(const bool *lookup, char *desc)
+{
+	strscpy(desc, *lookup ? "sge_lookup" : "mr_named",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dereg_post, dereg_post_lookup, dereg_post_desc);
+
+/* A signaled 64-byte WRITE from a's buffer to b's, as @lookup says. */
+static int dereg_post_write(struct ibpost_test_pair *p, void *ctx,
+			    bool lookup)
+{
+	struct ib_rdma_wr wr = {
+		.wr.wr_id = (uintptr_t)ctx,
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.num_sge = 1,
+		.remote_addr = ibpost_mr_remote_addr(p->bw.mr),
+		.rkey = ibpost_mr_rkey(p->bw.mr),
+	};
+	struct ib_sge sge;
+
+	if (!lookup)
+		return ibpost_post_write(p->a, ctx, p->abuf.buf, 64,
+					 p->abuf.mr, IB_SEND_SIGNALED,
+					 wr.remote_addr, wr.rkey);
+	if (ibpost_mr_sge(p->abuf.mr, p->abuf.buf, 64, &sge))
+		return -EINVAL;
+	wr.wr.sg_list = &sge;
+	return ibpost_post_send_list(p->a, &wr.wr, NULL);
+}
+
 static void ibpost_mr_post_during_failing_dereg(struct kunit *test)
 {
+	const bool *lookup = test->param_value;
 	struct ibpost_test_pair *p = ibpost_test_pair(test, NULL);
 	bool arrived, open = false, after = false;
 	struct busy_hold *h;
@@ -144,6 +182,10 @@ static void ibpost_mr_post_during_failing_dereg(struct kunit *test)
 	h->ret = 1;
 	atomic_set(&h->hits, 0);
 	init_completion(&h->arrived);
+	/* The MR becomes the hit of a's send queue, which goes idle. */
+	KUNIT_ASSERT_EQ(test, 0, dereg_post_write(p, CTX(3), *lookup));
+	ibpost_test_send_ok(test, p->a, CTX(3));
+	KUNIT_ASSERT_EQ(test, 0, ibpost_test_mr_users(p->abuf.mr));
 	/* A receive in the MR: the dereg finds a user and must fail. */
 	KUNIT_ASSERT_EQ(test, 0, ibpost_post_recv(p->a, CTX(2),
 						  (u8 *)p->abuf.buf + 4096, 64,
@@ -161,10 +203,7 @@ static void ibpost_mr_post_during_failing_dereg(struct kunit *test)
 	if (arrived) {
 		WRITE_ONCE(h->posting, true);
 		open = !READ_ONCE(h->closed);
-		ret = ibpost_post_write(p->a, CTX(1), p->abuf.buf, 64,
-					p->abuf.mr, IB_SEND_SIGNALED,
-					ibpost_mr_remote_addr(p->bw.mr),
-					ibpost_mr_rkey(p->bw.mr));
+		ret = dereg_post_write(p, CTX(1), *lookup);
 		after = READ_ONCE(h->closed);
 	}
 	migrate_enable();
@@ -1162,7 +1201,8 @@ static struct kunit_case ibpost_mr_cases[] = {
 	KUNIT_CASE(ibpost_reg_msgs_refuses_vmalloc),
 	KUNIT_CASE(ibpost_reg_write_new_rkey_each_time),
 	KUNIT_CASE(ibpost_dereg_mr_busy_while_posted),
-	KUNIT_CASE(ibpost_mr_post_during_failing_dereg),
+	KUNIT_CASE_PARAM(ibpost_mr_post_during_failing_dereg,
+			 dereg_post_gen_params),
 	KUNIT_CASE(ibpost_mr_hit_users_per_queue),
 	KUNIT_CASE(ibpost_mr_lookup_oldest_of_overlapping),
 	KUNIT_CASE(ibpost_mr_hit_counts_every_sge),
